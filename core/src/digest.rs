@@ -1,0 +1,97 @@
+//! CRC-32 and SHA-256 over the same chunk while it is in cache.
+//!
+//! Every reader that checks a member or payload (inflated ZIP members, stored ZIP
+//! members, tar payloads, gzip members) feeds each chunk once through [`ChunkDigest`]
+//! instead of hashing the bytes in separate passes.
+
+use sha2::{Digest, Sha256};
+
+/// Running CRC-32 (ISO-HDLC, as ZIP and gzip use it) plus an optional SHA-256.
+#[derive(Clone)]
+pub struct ChunkDigest {
+    crc: crc32fast::Hasher,
+    sha: Option<Sha256>,
+    len: u64,
+}
+
+impl ChunkDigest {
+    /// CRC-32 only.
+    pub fn crc_only() -> Self {
+        ChunkDigest {
+            crc: crc32fast::Hasher::new(),
+            sha: None,
+            len: 0,
+        }
+    }
+
+    /// CRC-32 and SHA-256.
+    pub fn with_sha256() -> Self {
+        ChunkDigest {
+            sha: Some(Sha256::new()),
+            ..ChunkDigest::crc_only()
+        }
+    }
+
+    /// Adds one chunk to every running digest.
+    pub fn update(&mut self, chunk: &[u8]) {
+        self.crc.update(chunk);
+        if let Some(sha) = &mut self.sha {
+            sha.update(chunk);
+        }
+        self.len = self.len.saturating_add(chunk.len() as u64);
+    }
+
+    /// Bytes seen so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when no byte has been seen.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// CRC-32 of the bytes so far.
+    pub fn crc32(&self) -> u32 {
+        self.crc.clone().finalize()
+    }
+
+    /// Final values: CRC-32 and, when requested, SHA-256.
+    pub fn finish(self) -> Digests {
+        Digests {
+            crc32: self.crc.finalize(),
+            sha256: self.sha.map(|s| s.finalize().into()),
+            len: self.len,
+        }
+    }
+}
+
+/// Finished digests of one byte stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digests {
+    /// CRC-32 (ISO-HDLC).
+    pub crc32: u32,
+    /// SHA-256, when it was requested.
+    pub sha256: Option<[u8; 32]>,
+    /// Number of bytes digested.
+    pub len: u64,
+}
+
+/// SHA-256 of one byte slice, for callers that have the whole input.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Lowercase hexadecimal form of a digest.
+pub fn hex(bytes: &[u8]) -> alloc::string::String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = alloc::string::String::with_capacity(bytes.len().saturating_mul(2));
+    for &b in bytes {
+        for nibble in [b >> 4, b & 15] {
+            if let Some(&c) = HEX.get(usize::from(nibble)) {
+                s.push(char::from(c));
+            }
+        }
+    }
+    s
+}

@@ -1,0 +1,229 @@
+//! JSON numbers kept as their lexeme, with exact integer conversion (`spec/json.md` §4).
+
+use alloc::boxed::Box;
+use core::fmt;
+
+/// Why a number could not be read as the integer a reader asked for (`spec/json.md` §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntError {
+    /// The lexeme has a fraction or an exponent.
+    NotAnInteger,
+    /// The integer does not fit the requested type.
+    OutOfRange,
+}
+
+/// Scans the RFC 8259 number starting at `bytes[start]` (`spec/json.md` §4.1).
+/// Returns the end offset, or the offset of the first byte that breaks the grammar.
+pub fn scan(bytes: &[u8], start: usize) -> Result<usize, usize> {
+    let at = |i: usize| bytes.get(i).copied();
+    let digits = |mut i: usize| {
+        while matches!(at(i), Some(b'0'..=b'9')) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = start;
+    if at(i) == Some(b'-') {
+        i += 1;
+    }
+    match at(i) {
+        Some(b'0') => {
+            i += 1;
+            // §4.1: no leading zeros.
+            if matches!(at(i), Some(b'0'..=b'9')) {
+                return Err(i);
+            }
+        }
+        Some(b'1'..=b'9') => i = digits(i + 1),
+        _ => return Err(i),
+    }
+    if at(i) == Some(b'.') {
+        let first = i + 1;
+        i = digits(first);
+        if i == first {
+            return Err(i);
+        }
+    }
+    if matches!(at(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(at(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let first = i;
+        i = digits(first);
+        if i == first {
+            return Err(i);
+        }
+    }
+    Ok(i)
+}
+
+/// Reads an RFC 8259 number lexeme as an exact `i64` (`spec/json.md` §4.2).
+pub fn lexeme_to_i64(lexeme: &str) -> Result<i64, IntError> {
+    let (negative, digits) = split_sign(lexeme)?;
+    let mut acc: i64 = 0;
+    for d in digits {
+        let d = i64::from(d - b'0');
+        acc = acc.checked_mul(10).ok_or(IntError::OutOfRange)?;
+        // Accumulate towards the sign so that i64::MIN is reachable.
+        acc = if negative {
+            acc.checked_sub(d)
+        } else {
+            acc.checked_add(d)
+        }
+        .ok_or(IntError::OutOfRange)?;
+    }
+    Ok(acc)
+}
+
+/// Reads an RFC 8259 number lexeme as an exact `u64` (`spec/json.md` §4.2). `-0` is zero.
+pub fn lexeme_to_u64(lexeme: &str) -> Result<u64, IntError> {
+    let (negative, digits) = split_sign(lexeme)?;
+    let mut acc: u64 = 0;
+    for d in digits {
+        acc = acc.checked_mul(10).ok_or(IntError::OutOfRange)?;
+        acc = acc
+            .checked_add(u64::from(d - b'0'))
+            .ok_or(IntError::OutOfRange)?;
+    }
+    if negative && acc != 0 {
+        return Err(IntError::OutOfRange);
+    }
+    Ok(acc)
+}
+
+/// Splits the sign off an integer lexeme; rejects fractions and exponents.
+fn split_sign(lexeme: &str) -> Result<(bool, impl Iterator<Item = u8> + '_), IntError> {
+    let bytes = lexeme.as_bytes();
+    if bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        return Err(IntError::NotAnInteger);
+    }
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(IntError::NotAnInteger);
+    }
+    Ok((negative, digits.iter().copied()))
+}
+
+const INLINE: usize = 22;
+
+/// A JSON number exactly as written (`spec/json.md` §4). Short lexemes (the usual case)
+/// are stored inline without a heap allocation.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Number(Repr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Repr {
+    Inline { len: u8, buf: [u8; INLINE] },
+    Heap(Box<str>),
+}
+
+impl Number {
+    /// Wraps a lexeme the caller has already checked against the grammar (§4.1);
+    /// [`Number::parse`] checks it.
+    pub(crate) fn from_lexeme(lexeme: &str) -> Number {
+        let bytes = lexeme.as_bytes();
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE => {
+                let mut buf = [0u8; INLINE];
+                for (d, s) in buf.iter_mut().zip(bytes) {
+                    *d = *s;
+                }
+                Number(Repr::Inline { len, buf })
+            }
+            _ => Number(Repr::Heap(Box::from(lexeme))),
+        }
+    }
+
+    /// Checks `lexeme` against the RFC 8259 number grammar and keeps it.
+    pub fn parse(lexeme: &str) -> Option<Number> {
+        match scan(lexeme.as_bytes(), 0) {
+            Ok(end) if end == lexeme.len() => Some(Number::from_lexeme(lexeme)),
+            _ => None,
+        }
+    }
+
+    /// The number for an unsigned integer, in its shortest lexeme.
+    pub fn from_u64(n: u64) -> Number {
+        let mut buf = itoa_buf();
+        Number::from_lexeme(format_u64(n, false, &mut buf))
+    }
+
+    /// The number for a signed integer, in its shortest lexeme.
+    pub fn from_i64(n: i64) -> Number {
+        let mut buf = itoa_buf();
+        Number::from_lexeme(format_u64(n.unsigned_abs(), n < 0, &mut buf))
+    }
+
+    /// The lexeme exactly as written.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Inline { len, buf } => buf
+                .get(..usize::from(*len))
+                .and_then(|b| core::str::from_utf8(b).ok())
+                .unwrap_or("0"),
+            Repr::Heap(s) => s,
+        }
+    }
+
+    /// True when the lexeme has neither fraction nor exponent.
+    pub fn is_integer(&self) -> bool {
+        !self
+            .as_str()
+            .bytes()
+            .any(|b| matches!(b, b'.' | b'e' | b'E'))
+    }
+
+    /// The exact `i64` value (§4.2).
+    pub fn to_i64(&self) -> Result<i64, IntError> {
+        lexeme_to_i64(self.as_str())
+    }
+
+    /// The exact `u64` value (§4.2).
+    pub fn to_u64(&self) -> Result<u64, IntError> {
+        lexeme_to_u64(self.as_str())
+    }
+}
+
+fn itoa_buf() -> [u8; 24] {
+    [0u8; 24]
+}
+
+/// Writes `n` (with a leading `-` when `negative`) right-aligned into `buf`.
+fn format_u64(mut n: u64, negative: bool, buf: &mut [u8; 24]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + u8::try_from(n % 10).unwrap_or(0);
+        }
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if negative {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'-';
+        }
+    }
+    buf.get(i..)
+        .and_then(|b| core::str::from_utf8(b).ok())
+        .unwrap_or("0")
+}
+
+impl fmt::Debug for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Number({})", self.as_str())
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,455 @@
+//! The pull tokenizer every JSON reader in modelgate uses (`spec/json.md` §1–§6).
+//!
+//! [`Parser::next_event`] yields one [`Event`] at a time with the byte offset of its first
+//! byte. All rules are enforced as the parser goes: UTF-8 (checked once for the whole
+//! input up front), grammar, string escapes, noncharacters, duplicate names, depth. The
+//! size limit and the byte-order mark are checked by [`Parser::new`].
+
+use super::Limits;
+use super::error::{Error, Expected, Reason};
+use super::keys::NameSets;
+use super::number;
+use super::utf8::{self, is_noncharacter, seq_is_noncharacter};
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A string or member name as it appears between its quotes, already validated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Str<'a> {
+    raw: &'a str,
+    escaped: bool,
+}
+
+impl<'a> Str<'a> {
+    /// The text between the quotes exactly as written (escapes not resolved).
+    pub fn raw(&self) -> &'a str {
+        self.raw
+    }
+
+    /// True when the raw text contains at least one escape.
+    pub fn has_escapes(&self) -> bool {
+        self.escaped
+    }
+
+    /// The string's value: borrowed when it has no escapes.
+    pub fn value(&self) -> Cow<'a, str> {
+        if self.escaped {
+            let mut s = String::with_capacity(self.raw.len());
+            self.unescape_into(&mut s);
+            Cow::Owned(s)
+        } else {
+            Cow::Borrowed(self.raw)
+        }
+    }
+
+    /// Appends the string's value to `out` (`spec/json.md` §3.3).
+    pub fn unescape_into(&self, out: &mut String) {
+        unescape(self.raw, out);
+    }
+}
+
+/// What the tokenizer found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Token<'a> {
+    /// `{`
+    StartObject,
+    /// `}`
+    EndObject,
+    /// `[`
+    StartArray,
+    /// `]`
+    EndArray,
+    /// An object member name; the value follows as the next event.
+    Name(Str<'a>),
+    /// A string value.
+    String(Str<'a>),
+    /// A number, as its lexeme (`spec/json.md` §4).
+    Number(&'a str),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+}
+
+/// One token and the offset of its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event<'a> {
+    /// Offset of the token's first byte (the opening quote of a string).
+    pub offset: usize,
+    /// The token.
+    pub token: Token<'a>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Before the top-level value.
+    Start,
+    /// After `[`: a value or `]`.
+    ArrayFirst,
+    /// After `{`: a name or `}`.
+    ObjectFirst,
+    /// After `,` in an array or `:` in an object: a value.
+    Value,
+    /// After `,` in an object: a name.
+    Name,
+    /// After a complete value.
+    AfterValue,
+    /// The top-level value and trailing whitespace are done.
+    Finished,
+}
+
+/// Streaming strict JSON parser over a byte slice (`spec/json.md`).
+pub struct Parser<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    /// One entry per open container: true for an object.
+    open: Vec<bool>,
+    state: State,
+    names: NameSets,
+    max_depth: usize,
+    scratch: String,
+}
+
+/// Inputs longer than this are rejected whatever the configured limit, so that name
+/// indices always fit the duplicate table's 32-bit slots (`spec/json.md` §6).
+pub const MAX_INPUT: usize = u32::MAX as usize;
+
+/// The default SipHash key. Callers with an entropy source pass their own through
+/// [`Parser::with_hash_key`]; `modelgate-io` does so with a per-process random key.
+pub const DEFAULT_HASH_KEY: [u64; 2] = [0x6d6f_6465_6c67_6174, 0x6a73_6f6e_6b65_7973];
+
+impl<'a> Parser<'a> {
+    /// Checks the size limit, the byte-order mark and UTF-8 well-formedness
+    /// (`spec/json.md` §1, §6), then returns a parser positioned before the first token.
+    pub fn new(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        let max = limits.max_bytes.min(MAX_INPUT);
+        if input.len() > max {
+            return Err(Error::new(Reason::TooLarge, max));
+        }
+        // §1.2: no byte-order mark.
+        if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            return Err(Error::new(Reason::ByteOrderMark, 0));
+        }
+        let text = utf8::validate(input)?;
+        Ok(Parser {
+            bytes: input,
+            text,
+            pos: 0,
+            open: Vec::new(),
+            state: State::Start,
+            names: NameSets::new(DEFAULT_HASH_KEY),
+            max_depth: limits.max_depth,
+            scratch: String::new(),
+        })
+    }
+
+    /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5).
+    pub fn with_hash_key(mut self, key: [u64; 2]) -> Self {
+        self.names = NameSets::new(key);
+        self
+    }
+
+    /// Number of containers open right now.
+    pub fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The next token, or `None` after the top-level value once only whitespace is left.
+    pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
+        self.skip_whitespace();
+        let at = self.pos;
+        let next = self.bytes.get(at).copied();
+        match self.state {
+            State::Finished => Ok(None),
+            State::Start | State::Value => self.value(at, next).map(Some),
+            State::ArrayFirst if next == Some(b']') => Ok(Some(self.close(at, Token::EndArray))),
+            State::ArrayFirst => self.value(at, next).map(Some),
+            State::ObjectFirst if next == Some(b'}') => {
+                self.names.close();
+                Ok(Some(self.close(at, Token::EndObject)))
+            }
+            State::ObjectFirst | State::Name => self.name(at, next).map(Some),
+            State::AfterValue => self.after_value(at, next),
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        // §2: only space, tab, line feed and carriage return.
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn unexpected(&self, at: usize, next: Option<u8>, expected: Expected) -> Error {
+        match next {
+            None => Error::new(Reason::UnexpectedEnd(expected), at),
+            Some(_) => Error::new(Reason::UnexpectedByte(expected), at),
+        }
+    }
+
+    fn after_value(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
+        match (self.open.last(), next) {
+            (None, None) => {
+                self.state = State::Finished;
+                Ok(None)
+            }
+            // §2: nothing but whitespace after the top-level value.
+            (None, Some(_)) => Err(Error::new(Reason::TrailingContent, at)),
+            (Some(false), Some(b',')) => {
+                self.pos += 1;
+                self.state = State::Value;
+                self.next_event()
+            }
+            (Some(false), Some(b']')) => Ok(Some(self.close(at, Token::EndArray))),
+            (Some(false), _) => Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
+            (Some(true), Some(b',')) => {
+                self.pos += 1;
+                self.state = State::Name;
+                self.next_event()
+            }
+            (Some(true), Some(b'}')) => {
+                self.names.close();
+                Ok(Some(self.close(at, Token::EndObject)))
+            }
+            (Some(true), _) => Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
+        }
+    }
+
+    fn close(&mut self, at: usize, token: Token<'a>) -> Event<'a> {
+        self.pos = at + 1;
+        self.open.pop();
+        self.state = State::AfterValue;
+        Event { offset: at, token }
+    }
+
+    fn open(&mut self, at: usize, object: bool) -> Result<Event<'a>, Error> {
+        // §6: depth counts the containers open at once, this one included.
+        if self.open.len() >= self.max_depth {
+            return Err(Error::new(Reason::TooDeep, at));
+        }
+        self.open.push(object);
+        self.pos = at + 1;
+        let token = if object {
+            self.names.open();
+            self.state = State::ObjectFirst;
+            Token::StartObject
+        } else {
+            self.state = State::ArrayFirst;
+            Token::StartArray
+        };
+        Ok(Event { offset: at, token })
+    }
+
+    fn value(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
+        let token = match next {
+            Some(b'{') => return self.open(at, true),
+            Some(b'[') => return self.open(at, false),
+            Some(b'"') => Token::String(self.string(at)?),
+            Some(b'-' | b'0'..=b'9') => Token::Number(self.number(at)?),
+            Some(b't') => self.literal(at, "true", Token::Bool(true))?,
+            Some(b'f') => self.literal(at, "false", Token::Bool(false))?,
+            Some(b'n') => self.literal(at, "null", Token::Null)?,
+            _ => return Err(self.unexpected(at, next, Expected::Value)),
+        };
+        self.state = State::AfterValue;
+        Ok(Event { offset: at, token })
+    }
+
+    fn name(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
+        if next != Some(b'"') {
+            return Err(self.unexpected(at, next, Expected::Name));
+        }
+        let s = self.string(at)?;
+        // §5: compare names after unescaping.
+        let fresh = if s.escaped {
+            self.scratch.clear();
+            unescape(s.raw, &mut self.scratch);
+            self.names
+                .insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
+        } else {
+            let start = at + 1;
+            self.names
+                .insert(self.bytes, (start, start + s.raw.len()), None)
+        };
+        if !fresh {
+            return Err(Error::new(Reason::DuplicateName, at));
+        }
+        self.skip_whitespace();
+        let colon = self.pos;
+        match self.bytes.get(colon).copied() {
+            Some(b':') => self.pos = colon + 1,
+            other => return Err(self.unexpected(colon, other, Expected::Colon)),
+        }
+        self.state = State::Value;
+        Ok(Event {
+            offset: at,
+            token: Token::Name(s),
+        })
+    }
+
+    fn literal(&mut self, at: usize, word: &str, token: Token<'a>) -> Result<Token<'a>, Error> {
+        let end = at + word.len();
+        if self.bytes.get(at..end) != Some(word.as_bytes()) {
+            return Err(Error::new(Reason::InvalidLiteral, at));
+        }
+        self.pos = end;
+        Ok(token)
+    }
+
+    fn number(&mut self, at: usize) -> Result<&'a str, Error> {
+        let end =
+            number::scan(self.bytes, at).map_err(|bad| Error::new(Reason::InvalidNumber, bad))?;
+        self.pos = end;
+        Ok(self.slice(at, end))
+    }
+
+    /// Scans the string whose opening quote is at `open` (`spec/json.md` §3).
+    fn string(&mut self, open: usize) -> Result<Str<'a>, Error> {
+        let start = open + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            let Some(&c) = self.bytes.get(i) else {
+                return Err(Error::new(Reason::UnexpectedEnd(Expected::StringEnd), i));
+            };
+            match CLASS.get(usize::from(c)).copied().unwrap_or(PLAIN) {
+                PLAIN => i += 1,
+                QUOTE => break,
+                BACKSLASH => {
+                    escaped = true;
+                    i = self.escape(i)?;
+                }
+                // §3.2: control characters must be escaped.
+                CONTROL => return Err(Error::new(Reason::ControlCharacter, i)),
+                // §3.4: no noncharacters. The input is valid UTF-8, so a 0xEF lead starts
+                // three bytes and 0xF0–0xF4 four.
+                lead => {
+                    if seq_is_noncharacter(self.bytes.get(i..).unwrap_or_default()) {
+                        return Err(Error::new(Reason::Noncharacter, i));
+                    }
+                    i += if lead == LEAD3 { 3 } else { 4 };
+                }
+            }
+        }
+        self.pos = i + 1;
+        Ok(Str {
+            raw: self.slice(start, i),
+            escaped,
+        })
+    }
+
+    /// Checks the escape whose backslash is at `at`; returns the offset after it
+    /// (`spec/json.md` §3.3, §3.4).
+    fn escape(&self, at: usize) -> Result<usize, Error> {
+        let invalid = Error::new(Reason::InvalidEscape, at);
+        match self.bytes.get(at + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
+            Some(b'u') => {
+                let first = hex4(self.bytes, at + 2).ok_or(invalid)?;
+                let unpaired = Error::new(Reason::UnpairedSurrogate, at);
+                let (code, end) = match first {
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(at + 6..at + 8) != Some(b"\\u".as_slice()) {
+                            return Err(unpaired);
+                        }
+                        let low = hex4(self.bytes, at + 8)
+                            .ok_or(Error::new(Reason::InvalidEscape, at + 6))?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(unpaired);
+                        }
+                        (0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00), at + 12)
+                    }
+                    0xDC00..=0xDFFF => return Err(unpaired),
+                    _ => (first, at + 6),
+                };
+                if is_noncharacter(code) {
+                    return Err(Error::new(Reason::Noncharacter, at));
+                }
+                Ok(end)
+            }
+            _ => Err(invalid),
+        }
+    }
+
+    fn slice(&self, start: usize, end: usize) -> &'a str {
+        // Token boundaries are ASCII bytes, so they are always character boundaries.
+        self.text.get(start..end).unwrap_or_default()
+    }
+}
+
+const PLAIN: u8 = 0;
+const QUOTE: u8 = 1;
+const BACKSLASH: u8 = 2;
+const CONTROL: u8 = 3;
+const LEAD3: u8 = 4;
+const LEAD4: u8 = 5;
+
+/// Byte classes inside a string: everything except these is copied through unchanged.
+// Evaluated at compile time: an out-of-range index would fail the build, not panic.
+#[allow(clippy::indexing_slicing)]
+static CLASS: [u8; 256] = {
+    let mut t = [PLAIN; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = CONTROL;
+        i += 1;
+    }
+    t[b'"' as usize] = QUOTE;
+    t[b'\\' as usize] = BACKSLASH;
+    t[0xEF] = LEAD3;
+    let mut l = 0xF0;
+    while l <= 0xF4 {
+        t[l] = LEAD4;
+        l += 1;
+    }
+    t
+};
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at.checked_add(4)?)?;
+    let mut v = 0u32;
+    for &d in digits {
+        v = (v << 4) | char::from(d).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Resolves the escapes of already-validated string text into `out` (`spec/json.md` §3.3).
+fn unescape(raw: &str, out: &mut String) {
+    let bytes = raw.as_bytes();
+    let mut rest = raw;
+    let mut i = 0;
+    while let Some(off) = rest.find('\\') {
+        out.push_str(rest.get(..off).unwrap_or_default());
+        let at = i + off;
+        let (c, len) = match bytes.get(at + 1) {
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => decode_u(bytes, at),
+            Some(&other) => (char::from(other), 2),
+            None => ('\u{FFFD}', 1),
+        };
+        out.push(c);
+        i = at + len;
+        rest = raw.get(i..).unwrap_or_default();
+    }
+    out.push_str(rest);
+}
+
+/// Decodes `\uXXXX` or a `\uXXXX\uXXXX` surrogate pair at `at`; the tokenizer has
+/// already rejected anything else.
+fn decode_u(bytes: &[u8], at: usize) -> (char, usize) {
+    let first = hex4(bytes, at + 2).unwrap_or(0xFFFD);
+    if (0xD800..=0xDBFF).contains(&first) {
+        let low = hex4(bytes, at + 8).unwrap_or(0xDC00);
+        let code = 0x10000 + ((first - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+        (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
+    } else {
+        (char::from_u32(first).unwrap_or('\u{FFFD}'), 6)
+    }
+}

@@ -1,0 +1,38 @@
+//! modelgate-core: strict, bounded readers and writers for model-container formats.
+//!
+//! Everything here works on byte slices, needs no operating system (`#![no_std]` with
+//! `alloc`) and holds no `unsafe` code. Hostile input gets a typed error with a
+//! [`Location`], never a panic; sizes are checked before anything is allocated from them.
+//!
+//! Shared building blocks (each format module calls these instead of its own copy):
+//! - [`json`]: strict RFC 8259 / I-JSON tokenizer, owned value, typed access with paths,
+//!   canonical writer (`spec/json.md`).
+//! - [`inflate`]: bounded raw-deflate decoding with CRC-32 and optional SHA-256 over the
+//!   same chunk, and the deterministic deflate writer (`spec/inflate.md`).
+//! - [`gzip`]: RFC 1952 member parsing over the inflater (`spec/inflate.md` §gzip).
+//! - [`digest`]: CRC-32 and SHA-256 updated together over one chunk.
+#![no_std]
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::cast_possible_truncation
+    )
+)]
+
+extern crate alloc;
+
+pub mod digest;
+pub mod gzip;
+pub mod inflate;
+pub mod json;
+pub mod location;
+pub mod report;
+
+pub use location::Location;
+pub use report::Rejection;

@@ -1,0 +1,370 @@
+//! API-level tests of `modelgate_core::json` (`spec/json.md`). The per-rule accept/reject
+//! cases with exact offsets live in `tools/corpus-gen/src/json.rs`, one test per corpus file.
+
+use modelgate_core::json::{
+    self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem,
+    Reason, Token, Value, Writer,
+};
+
+fn events(input: &str) -> Vec<(usize, String)> {
+    let mut p = Parser::new(input.as_bytes(), Limits::DEFAULT).unwrap();
+    let mut out = Vec::new();
+    while let Some(Event { offset, token }) = p.next_event().unwrap() {
+        let t = match token {
+            Token::StartObject => "{".into(),
+            Token::EndObject => "}".into(),
+            Token::StartArray => "[".into(),
+            Token::EndArray => "]".into(),
+            Token::Name(s) => format!("name:{}", s.value()),
+            Token::String(s) => format!("str:{}", s.value()),
+            Token::Number(n) => format!("num:{n}"),
+            Token::Bool(b) => format!("bool:{b}"),
+            Token::Null => "null".into(),
+        };
+        out.push((offset, t));
+    }
+    out
+}
+
+#[test]
+fn pull_events_carry_offsets_of_first_bytes() {
+    let got = events(r#" {"a": [1, "x\n", true, null], "b":{}} "#);
+    let want: Vec<(usize, String)> = vec![
+        (1, "{".into()),
+        (2, "name:a".into()),
+        (7, "[".into()),
+        (8, "num:1".into()),
+        (11, "str:x\n".into()),
+        (18, "bool:true".into()),
+        (24, "null".into()),
+        (28, "]".into()),
+        (31, "name:b".into()),
+        (35, "{".into()),
+        (36, "}".into()),
+        (37, "}".into()),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn pull_parser_reports_trailing_content_only_when_drained() {
+    let mut p = Parser::new(b"[] x", Limits::DEFAULT).unwrap();
+    assert!(p.next_event().unwrap().is_some());
+    assert!(p.next_event().unwrap().is_some());
+    let e = p.next_event().unwrap_err();
+    assert_eq!((e.reason, e.offset), (Reason::TrailingContent, 3));
+}
+
+#[test]
+fn strings_borrow_without_escapes_and_unescape_exactly() {
+    let mut p = Parser::new(
+        br#"["plain","a\"\\\/\b\f\n\r\tz\u00e9\uD83D\uDE00\u0000"]"#,
+        Limits::DEFAULT,
+    )
+    .unwrap();
+    p.next_event().unwrap();
+    let Some(Event {
+        token: Token::String(plain),
+        ..
+    }) = p.next_event().unwrap()
+    else {
+        panic!()
+    };
+    assert!(!plain.has_escapes());
+    assert!(matches!(plain.value(), std::borrow::Cow::Borrowed("plain")));
+    let Some(Event {
+        token: Token::String(esc),
+        ..
+    }) = p.next_event().unwrap()
+    else {
+        panic!()
+    };
+    assert!(esc.has_escapes());
+    assert_eq!(esc.value(), "a\"\\/\u{8}\u{c}\n\r\tz\u{e9}\u{1F600}\u{0}");
+    assert_eq!(esc.raw(), r#"a\"\\\/\b\f\n\r\tz\u00e9\uD83D\uDE00\u0000"#);
+}
+
+#[test]
+fn size_limit_is_a_limit_error_at_the_first_byte_beyond() {
+    let limits = Limits {
+        max_bytes: 4,
+        max_depth: 8,
+    };
+    assert!(json::validate(b"[11]", limits).is_ok());
+    let e = json::validate(b"[111]", limits).unwrap_err();
+    assert_eq!((e.reason, e.offset), (Reason::TooLarge, 4));
+    assert_eq!(e.kind().name(), "LimitExceeded");
+}
+
+#[test]
+fn size_limit_is_checked_before_syntax() {
+    let e = json::validate(
+        b"\xff\xff\xff\xff\xff",
+        Limits {
+            max_bytes: 4,
+            max_depth: 8,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.reason, Reason::TooLarge);
+}
+
+#[test]
+fn depth_limit_counts_open_containers() {
+    let two = Limits {
+        max_bytes: 100,
+        max_depth: 2,
+    };
+    assert!(json::validate(b"[[1],{\"a\":2}]", two).is_ok());
+    let e = json::validate(b"[{\"a\":[[]]}]", two).unwrap_err();
+    assert_eq!((e.reason, e.offset), (Reason::TooDeep, 6));
+    assert_eq!(e.kind().name(), "LimitExceeded");
+    let zero = Limits {
+        max_bytes: 100,
+        max_depth: 0,
+    };
+    assert!(json::validate(b"17", zero).is_ok());
+    assert_eq!(
+        json::validate(b"[]", zero).unwrap_err().reason,
+        Reason::TooDeep
+    );
+}
+
+#[test]
+fn duplicate_detection_is_independent_of_hash_key() {
+    let mut doc = String::from("{");
+    for i in 0..20_000 {
+        doc.push_str(&format!("\"m{i}\":{i},"));
+    }
+    let dup_at = doc.len();
+    doc.push_str("\"m19999\":0}");
+    for key in [[0, 0], [1, 2], json::DEFAULT_HASH_KEY, [u64::MAX, 7]] {
+        let e = json::validate_keyed(doc.as_bytes(), Limits::DEFAULT, key).unwrap_err();
+        assert_eq!((e.reason, e.offset), (Reason::DuplicateName, dup_at));
+    }
+    let ok = doc.replace("\"m19999\":0}", "\"m20000\":0}");
+    assert!(json::validate_keyed(ok.as_bytes(), Limits::DEFAULT, [3, 4]).is_ok());
+}
+
+#[test]
+fn names_of_closed_objects_are_forgotten() {
+    // Inner objects large enough to use the hash table, closed before the outer repeats none.
+    let inner: String = (0..40)
+        .map(|i| format!("\"n{i}\":{i}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let doc = format!("{{\"a\":{{{inner}}},\"b\":{{{inner}}},\"n0\":1,\"c\":[{{{inner}}}]}}");
+    assert!(json::validate(doc.as_bytes(), Limits::DEFAULT).is_ok());
+    let dup = format!("{{\"a\":{{{inner}}},\"a\":1}}");
+    assert_eq!(
+        json::validate(dup.as_bytes(), Limits::DEFAULT)
+            .unwrap_err()
+            .reason,
+        Reason::DuplicateName
+    );
+}
+
+#[test]
+fn value_keeps_order_offsets_and_lexemes() {
+    let v = json::parse(br#"{"z":1.50,"a":[true,null,"s"],"n":-0}"#, Limits::DEFAULT).unwrap();
+    let Node::Object(members) = &v.node else {
+        panic!()
+    };
+    let names: Vec<_> = members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["z", "a", "n"]);
+    assert_eq!(members[0].name_offset, 1);
+    assert_eq!(members[0].value.offset, 5);
+    assert_eq!(members[1].value.offset, 14);
+    let Node::Number(n) = &members[0].value.node else {
+        panic!()
+    };
+    assert_eq!(n.as_str(), "1.50");
+    assert_eq!(v.get("a").map(Value::json_type), Some(JsonType::Array));
+}
+
+#[test]
+fn value_equality_ignores_offsets_but_not_order() {
+    let a = json::parse(br#"{"a":1,"b":[2]}"#, Limits::DEFAULT).unwrap();
+    let b = json::parse(b" { \"a\" : 1 , \"b\" : [ 2 ] } ", Limits::DEFAULT).unwrap();
+    let c = json::parse(br#"{"b":[2],"a":1}"#, Limits::DEFAULT).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn canonical_writer_has_no_insignificant_whitespace_and_minimal_escapes() {
+    let v = json::parse(
+        " { \"k\\u0065y\" : [ 1 , -0.0 , 1E+2 , \"\\u0001\\u001F\\b\\t\\n\\f\\r\\\"\\\\\\/\u{7f}\u{e9}\" ] , \"e\" : { } } ".as_bytes(),
+        Limits::DEFAULT,
+    )
+    .unwrap();
+    let text = json::to_canonical(&v);
+    assert_eq!(
+        text,
+        "{\"key\":[1,-0.0,1E+2,\"\\u0001\\u001f\\b\\t\\n\\f\\r\\\"\\\\/\u{7f}\u{e9}\"],\"e\":{}}"
+    );
+    let again = json::parse(text.as_bytes(), Limits::DEFAULT).unwrap();
+    assert_eq!(again, v);
+    assert_eq!(json::to_canonical(&again), text);
+}
+
+#[test]
+fn canonical_writer_handles_depth_without_recursion() {
+    let deep = "[".repeat(1024) + &"]".repeat(1024);
+    let v = json::parse(deep.as_bytes(), Limits::DEFAULT).unwrap();
+    assert_eq!(json::to_canonical(&v), deep);
+}
+
+#[test]
+fn streaming_writer_places_commas_and_colons() {
+    let mut w = Writer::new();
+    w.begin_object()
+        .name("a")
+        .u64(u64::MAX)
+        .name("b")
+        .begin_array()
+        .i64(i64::MIN)
+        .string("x\"")
+        .null()
+        .bool(false);
+    w.end_array()
+        .name("c")
+        .begin_object()
+        .end_object()
+        .end_object();
+    assert_eq!(
+        w.finish(),
+        r#"{"a":18446744073709551615,"b":[-9223372036854775808,"x\"",null,false],"c":{}}"#
+    );
+}
+
+#[test]
+fn integers_convert_exactly_or_fail_cleanly() {
+    let n = |s: &str| Number::parse(s).unwrap();
+    assert_eq!(n("9223372036854775807").to_i64(), Ok(i64::MAX));
+    assert_eq!(n("-9223372036854775808").to_i64(), Ok(i64::MIN));
+    assert_eq!(n("9223372036854775808").to_i64(), Err(IntError::OutOfRange));
+    assert_eq!(
+        n("-9223372036854775809").to_i64(),
+        Err(IntError::OutOfRange)
+    );
+    assert_eq!(n("18446744073709551615").to_u64(), Ok(u64::MAX));
+    assert_eq!(
+        n("18446744073709551616").to_u64(),
+        Err(IntError::OutOfRange)
+    );
+    assert_eq!(
+        n("99999999999999999999999999").to_i64(),
+        Err(IntError::OutOfRange)
+    );
+    assert_eq!(n("-1").to_u64(), Err(IntError::OutOfRange));
+    assert_eq!(n("-0").to_u64(), Ok(0));
+    assert_eq!(n("-0").to_i64(), Ok(0));
+    assert_eq!(n("1.0").to_i64(), Err(IntError::NotAnInteger));
+    assert_eq!(n("1e2").to_u64(), Err(IntError::NotAnInteger));
+    assert_eq!(n("10E0").to_i64(), Err(IntError::NotAnInteger));
+    assert!(Number::parse("01").is_none());
+    assert!(Number::parse("1 ").is_none());
+    assert!(Number::parse("").is_none());
+    assert_eq!(Number::from_i64(-42).as_str(), "-42");
+    assert_eq!(Number::from_i64(i64::MIN).as_str(), "-9223372036854775808");
+    assert_eq!(Number::from_u64(0).as_str(), "0");
+    let long = "1".repeat(40);
+    assert_eq!(Number::parse(&long).unwrap().as_str(), long);
+    assert_eq!(json::lexeme_to_u64("4096"), Ok(4096));
+}
+
+#[test]
+fn cursor_names_the_path_of_a_wrong_type() {
+    let v = json::parse(
+        br#"{"graph":{"nodes":[{},{},{},{"inputs":["a",7]}]}}"#,
+        Limits::DEFAULT,
+    )
+    .unwrap();
+    let root = Cursor::root(&v, "manifest");
+    let graph = root.field("graph").unwrap();
+    let nodes = graph.field("nodes").unwrap();
+    let node = nodes.items().unwrap().nth(3).unwrap();
+    let inputs = node.field("inputs").unwrap();
+    let second = inputs.items().unwrap().nth(1).unwrap();
+    let e = second.str().unwrap_err();
+    assert_eq!(e.path, "manifest.graph.nodes[3].inputs[1]");
+    assert_eq!(e.offset, 43);
+    assert_eq!(
+        e.problem,
+        Problem::WrongType {
+            expected: JsonType::String,
+            found: JsonType::Number
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "manifest.graph.nodes[3].inputs[1]: expected string, found number"
+    );
+}
+
+#[test]
+fn cursor_reports_missing_and_unknown_members_and_integers() {
+    let v = json::parse(br#"{"a b":{"n":1.5,"big":-1,"x":1}}"#, Limits::DEFAULT).unwrap();
+    let root = Cursor::root(&v, "m");
+    let ab = root.field("a b").unwrap();
+    let missing = ab.field("version").unwrap_err();
+    assert_eq!(
+        (missing.path.as_str(), missing.offset, missing.problem),
+        ("m[\"a b\"].version", 7, Problem::Missing)
+    );
+    assert_eq!(
+        ab.field("n").unwrap().u64().unwrap_err().problem,
+        Problem::NotAnInteger
+    );
+    assert_eq!(
+        ab.field("big").unwrap().u64().unwrap_err().problem,
+        Problem::OutOfRange
+    );
+    assert_eq!(ab.field("big").unwrap().i64(), Ok(-1));
+    let unknown = ab.only_members(&["n", "big"]).unwrap_err();
+    assert_eq!(
+        (unknown.path.as_str(), unknown.problem),
+        ("m[\"a b\"].x", Problem::UnknownMember)
+    );
+    assert!(ab.opt_field("absent").unwrap().is_none());
+    assert_eq!(
+        root.field("a b").unwrap().array().unwrap_err().problem,
+        Problem::WrongType {
+            expected: JsonType::Array,
+            found: JsonType::Object
+        }
+    );
+}
+
+#[test]
+fn cursor_cuts_long_names_in_paths() {
+    let name = "é".repeat(100);
+    let doc = format!("{{\"{name}\":1}}");
+    let v = json::parse(doc.as_bytes(), Limits::DEFAULT).unwrap();
+    let root = Cursor::root(&v, "m");
+    let e = root.field(&name).unwrap().str().unwrap_err();
+    assert_eq!(e.path, format!("m[\"{}\"…]", "é".repeat(64)));
+}
+
+#[test]
+fn errors_display_kind_reason_and_offset() {
+    let e = json::validate(br#"{"a":1,"a":2}"#, Limits::DEFAULT).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "InvalidJSON: duplicate object member name at byte 7"
+    );
+    let r = e.rejection();
+    assert_eq!((r.kind, r.location.offset), ("InvalidJSON", Some(7)));
+    let e = json::validate(b"[", Limits::DEFAULT).unwrap_err();
+    assert_eq!(
+        (e.reason, e.offset),
+        (Reason::UnexpectedEnd(Expected::Value), 1)
+    );
+}
+
+#[test]
+fn ijson_text_check_matches_parser() {
+    assert!(json::is_ijson_text("plain é 😀"));
+    assert!(!json::is_ijson_text("bad \u{FFFE}"));
+}

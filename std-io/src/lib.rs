@@ -1,0 +1,1 @@
+//! modelgate-io

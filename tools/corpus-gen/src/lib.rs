@@ -1,0 +1,70 @@
+//! The hostile-corpus generator: every file under `hostile-corpus/` that a program can
+//! make comes from here, bit for bit, together with its `SHA256SUMS` manifest.
+//!
+//! Each module owns one folder and a case table; its tests assert the exact outcome
+//! (kind, reason and byte offset) of every case through the library, so a corpus file
+//! can never silently pass for the wrong reason.
+
+pub mod deflate;
+pub mod gzip;
+pub mod json;
+
+use modelgate_core::digest::{hex, sha256};
+
+/// One generated file, its path relative to `hostile-corpus/`.
+pub struct CorpusFile {
+    /// Relative path with `/` separators, for example `json/valid-empty-object.json`.
+    pub path: String,
+    /// The exact bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Every generated file, sorted by path.
+pub fn all() -> Vec<CorpusFile> {
+    let mut files = json::files();
+    files.extend(gzip::files());
+    files.extend(deflate::files());
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// Name of the checksum manifest inside `hostile-corpus/`.
+pub const SUMS: &str = "SHA256SUMS";
+
+/// The checksum manifest: `sha256sum`-compatible lines `<hex>  <path>`, sorted by path.
+pub fn sums(files: &[CorpusFile]) -> String {
+    files
+        .iter()
+        .map(|f| format!("{}  {}\n", hex(&sha256(&f.bytes)), f.path))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_unique_and_follow_the_naming_rule() {
+        let files = all();
+        let mut paths: Vec<_> = files.iter().map(|f| f.path.as_str()).collect();
+        paths.dedup();
+        assert_eq!(paths.len(), files.len(), "duplicate corpus paths");
+        for p in paths {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            let (expected, rest) = name.split_once('-').expect("Expected-case name");
+            assert!(!expected.is_empty() && !rest.is_empty(), "{p}");
+            assert!(
+                rest.bytes().all(|b| b.is_ascii_lowercase()
+                    || b.is_ascii_digit()
+                    || b == b'-'
+                    || b == b'.'),
+                "{p}"
+            );
+        }
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        assert_eq!(sums(&all()), sums(&all()));
+    }
+}
