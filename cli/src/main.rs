@@ -1,1 +1,48 @@
-fn main() {}
+//! `modelgate`: check, inspect and convert model-container files.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "modelgate",
+    version,
+    about = "Strict reader, checker and writer for model-container files"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the full validating read of each file and print `FILE: ok (FORMAT)` or
+    /// `FILE: rejected (FORMAT) KIND: message`. Exit 0 when all are ok, 1 when any is
+    /// rejected, 2 for usage or I/O errors.
+    Check {
+        /// Format to check as (default: from the file name, then from the first bytes).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<String>,
+        /// Print one JSON object per file with keys file, format, ok, kind, message, location.
+        #[arg(long)]
+        json: bool,
+        /// Files to check.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Check every `<Expected>-<case>.<ext>` file under the folders against the outcome its
+    /// name states (`valid` or an error kind); print mismatches and `N passed, N failed`.
+    CorpusCheck {
+        /// Folders to walk recursively.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Check { format, json, files } => modelgate_cli::commands::check(&files, format.as_deref(), json),
+        Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
+    }
+}

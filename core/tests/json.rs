@@ -2,8 +2,8 @@
 //! cases with exact offsets live in `tools/corpus-gen/src/json.rs`, one test per corpus file.
 
 use modelgate_core::json::{
-    self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem,
-    Reason, Token, Value, Writer,
+    self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem, Reason, Token, Value,
+    Writer,
 };
 
 fn events(input: &str) -> Vec<(usize, String)> {
@@ -124,10 +124,7 @@ fn depth_limit_counts_open_containers() {
         max_depth: 0,
     };
     assert!(json::validate(b"17", zero).is_ok());
-    assert_eq!(
-        json::validate(b"[]", zero).unwrap_err().reason,
-        Reason::TooDeep
-    );
+    assert_eq!(json::validate(b"[]", zero).unwrap_err().reason, Reason::TooDeep);
 }
 
 #[test]
@@ -149,17 +146,12 @@ fn duplicate_detection_is_independent_of_hash_key() {
 #[test]
 fn names_of_closed_objects_are_forgotten() {
     // Inner objects large enough to use the hash table, closed before the outer repeats none.
-    let inner: String = (0..40)
-        .map(|i| format!("\"n{i}\":{i}"))
-        .collect::<Vec<_>>()
-        .join(",");
+    let inner: String = (0..40).map(|i| format!("\"n{i}\":{i}")).collect::<Vec<_>>().join(",");
     let doc = format!("{{\"a\":{{{inner}}},\"b\":{{{inner}}},\"n0\":1,\"c\":[{{{inner}}}]}}");
     assert!(json::validate(doc.as_bytes(), Limits::DEFAULT).is_ok());
     let dup = format!("{{\"a\":{{{inner}}},\"a\":1}}");
     assert_eq!(
-        json::validate(dup.as_bytes(), Limits::DEFAULT)
-            .unwrap_err()
-            .reason,
+        json::validate(dup.as_bytes(), Limits::DEFAULT).unwrap_err().reason,
         Reason::DuplicateName
     );
 }
@@ -167,9 +159,7 @@ fn names_of_closed_objects_are_forgotten() {
 #[test]
 fn value_keeps_order_offsets_and_lexemes() {
     let v = json::parse(br#"{"z":1.50,"a":[true,null,"s"],"n":-0}"#, Limits::DEFAULT).unwrap();
-    let Node::Object(members) = &v.node else {
-        panic!()
-    };
+    let Node::Object(members) = &v.node else { panic!() };
     let names: Vec<_> = members.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["z", "a", "n"]);
     assert_eq!(members[0].name_offset, 1);
@@ -227,11 +217,7 @@ fn streaming_writer_places_commas_and_colons() {
         .string("x\"")
         .null()
         .bool(false);
-    w.end_array()
-        .name("c")
-        .begin_object()
-        .end_object()
-        .end_object();
+    w.end_array().name("c").begin_object().end_object().end_object();
     assert_eq!(
         w.finish(),
         r#"{"a":18446744073709551615,"b":[-9223372036854775808,"x\"",null,false],"c":{}}"#
@@ -244,19 +230,10 @@ fn integers_convert_exactly_or_fail_cleanly() {
     assert_eq!(n("9223372036854775807").to_i64(), Ok(i64::MAX));
     assert_eq!(n("-9223372036854775808").to_i64(), Ok(i64::MIN));
     assert_eq!(n("9223372036854775808").to_i64(), Err(IntError::OutOfRange));
-    assert_eq!(
-        n("-9223372036854775809").to_i64(),
-        Err(IntError::OutOfRange)
-    );
+    assert_eq!(n("-9223372036854775809").to_i64(), Err(IntError::OutOfRange));
     assert_eq!(n("18446744073709551615").to_u64(), Ok(u64::MAX));
-    assert_eq!(
-        n("18446744073709551616").to_u64(),
-        Err(IntError::OutOfRange)
-    );
-    assert_eq!(
-        n("99999999999999999999999999").to_i64(),
-        Err(IntError::OutOfRange)
-    );
+    assert_eq!(n("18446744073709551616").to_u64(), Err(IntError::OutOfRange));
+    assert_eq!(n("99999999999999999999999999").to_i64(), Err(IntError::OutOfRange));
     assert_eq!(n("-1").to_u64(), Err(IntError::OutOfRange));
     assert_eq!(n("-0").to_u64(), Ok(0));
     assert_eq!(n("-0").to_i64(), Ok(0));
@@ -276,11 +253,7 @@ fn integers_convert_exactly_or_fail_cleanly() {
 
 #[test]
 fn cursor_names_the_path_of_a_wrong_type() {
-    let v = json::parse(
-        br#"{"graph":{"nodes":[{},{},{},{"inputs":["a",7]}]}}"#,
-        Limits::DEFAULT,
-    )
-    .unwrap();
+    let v = json::parse(br#"{"graph":{"nodes":[{},{},{},{"inputs":["a",7]}]}}"#, Limits::DEFAULT).unwrap();
     let root = Cursor::root(&v, "manifest");
     let graph = root.field("graph").unwrap();
     let nodes = graph.field("nodes").unwrap();
@@ -313,14 +286,8 @@ fn cursor_reports_missing_and_unknown_members_and_integers() {
         (missing.path.as_str(), missing.offset, missing.problem),
         ("m[\"a b\"].version", 7, Problem::Missing)
     );
-    assert_eq!(
-        ab.field("n").unwrap().u64().unwrap_err().problem,
-        Problem::NotAnInteger
-    );
-    assert_eq!(
-        ab.field("big").unwrap().u64().unwrap_err().problem,
-        Problem::OutOfRange
-    );
+    assert_eq!(ab.field("n").unwrap().u64().unwrap_err().problem, Problem::NotAnInteger);
+    assert_eq!(ab.field("big").unwrap().u64().unwrap_err().problem, Problem::OutOfRange);
     assert_eq!(ab.field("big").unwrap().i64(), Ok(-1));
     let unknown = ab.only_members(&["n", "big"]).unwrap_err();
     assert_eq!(
@@ -350,17 +317,11 @@ fn cursor_cuts_long_names_in_paths() {
 #[test]
 fn errors_display_kind_reason_and_offset() {
     let e = json::validate(br#"{"a":1,"a":2}"#, Limits::DEFAULT).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "InvalidJSON: duplicate object member name at byte 7"
-    );
+    assert_eq!(e.to_string(), "InvalidJSON: duplicate object member name at byte 7");
     let r = e.rejection();
     assert_eq!((r.kind, r.location.offset), ("InvalidJSON", Some(7)));
     let e = json::validate(b"[", Limits::DEFAULT).unwrap_err();
-    assert_eq!(
-        (e.reason, e.offset),
-        (Reason::UnexpectedEnd(Expected::Value), 1)
-    );
+    assert_eq!((e.reason, e.offset), (Reason::UnexpectedEnd(Expected::Value), 1));
 }
 
 #[test]

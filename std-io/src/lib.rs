@@ -1,1 +1,27 @@
-//! modelgate-io
+//! modelgate-io: what modelgate needs from the operating system, on top of
+//! `modelgate-core`.
+//!
+//! - [`read`]: bounded reading of files (stat first, then at most the limit plus one byte).
+//! - [`check`]: the validating read of one file in any registered format, as
+//!   `modelgate check` runs it, and the format registry.
+//! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
+//!   against the outcome its name states.
+//! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
+#![forbid(unsafe_code)]
+
+pub mod check;
+pub mod corpus;
+pub mod read;
+
+use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
+
+/// A random SipHash key for this process (`spec/json.md` §5), drawn once from the
+/// operating system's entropy through `std`'s `RandomState`.
+pub fn hash_key() -> [u64; 2] {
+    static KEY: OnceLock<[u64; 2]> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        let state = RandomState::new();
+        [state.hash_one(0x6b30u64), state.hash_one(0x6b31u64)]
+    })
+}

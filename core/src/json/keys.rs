@@ -116,11 +116,7 @@ impl NameSets {
     }
 
     fn bytes<'s>(&'s self, input: &'s [u8], n: &Name) -> &'s [u8] {
-        let src = if n.in_arena {
-            self.arena.as_slice()
-        } else {
-            input
-        };
+        let src = if n.in_arena { self.arena.as_slice() } else { input };
         src.get(n.start..n.end).unwrap_or_default()
     }
 

@@ -82,9 +82,7 @@ pub fn lexeme_to_u64(lexeme: &str) -> Result<u64, IntError> {
     let mut acc: u64 = 0;
     for d in digits {
         acc = acc.checked_mul(10).ok_or(IntError::OutOfRange)?;
-        acc = acc
-            .checked_add(u64::from(d - b'0'))
-            .ok_or(IntError::OutOfRange)?;
+        acc = acc.checked_add(u64::from(d - b'0')).ok_or(IntError::OutOfRange)?;
     }
     if negative && acc != 0 {
         return Err(IntError::OutOfRange);
@@ -171,10 +169,7 @@ impl Number {
 
     /// True when the lexeme has neither fraction nor exponent.
     pub fn is_integer(&self) -> bool {
-        !self
-            .as_str()
-            .bytes()
-            .any(|b| matches!(b, b'.' | b'e' | b'E'))
+        !self.as_str().bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
     }
 
     /// The exact `i64` value (§4.2).
@@ -211,9 +206,7 @@ fn format_u64(mut n: u64, negative: bool, buf: &mut [u8; 24]) -> &str {
             *slot = b'-';
         }
     }
-    buf.get(i..)
-        .and_then(|b| core::str::from_utf8(b).ok())
-        .unwrap_or("0")
+    buf.get(i..).and_then(|b| core::str::from_utf8(b).ok()).unwrap_or("0")
 }
 
 impl fmt::Debug for Number {

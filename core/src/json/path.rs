@@ -47,9 +47,7 @@ impl fmt::Display for Problem {
             Problem::WrongType { expected, found } => {
                 write!(f, "expected {}, found {}", expected.name(), found.name())
             }
-            Problem::NotAnInteger => {
-                f.write_str("expected an integer without fraction or exponent")
-            }
+            Problem::NotAnInteger => f.write_str("expected an integer without fraction or exponent"),
             Problem::OutOfRange => f.write_str("integer out of range"),
             Problem::UnknownMember => f.write_str("unknown member"),
             Problem::Rule(rule) => f.write_str(rule),
@@ -216,16 +214,11 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The members of this object as (name, cursor) pairs in document order.
-    pub fn members<'s>(
-        &'s self,
-    ) -> Result<impl Iterator<Item = (&'v str, Cursor<'v, 's>)> + 's, FieldError> {
+    pub fn members<'s>(&'s self) -> Result<impl Iterator<Item = (&'v str, Cursor<'v, 's>)> + 's, FieldError> {
         let members = self.object()?;
-        Ok(members.iter().map(move |m| {
-            (
-                m.name.as_str(),
-                self.child(&m.value, Segment::Name(&m.name)),
-            )
-        }))
+        Ok(members
+            .iter()
+            .map(move |m| (m.name.as_str(), self.child(&m.value, Segment::Name(&m.name)))))
     }
 
     /// The string value.
@@ -278,6 +271,5 @@ impl fmt::Debug for Cursor<'_, '_> {
 
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    matches!(chars.next(), Some('a'..='z' | 'A'..='Z' | '_'))
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some('a'..='z' | 'A'..='Z' | '_')) && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

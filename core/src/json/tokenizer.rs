@@ -266,12 +266,10 @@ impl<'a> Parser<'a> {
         let fresh = if s.escaped {
             self.scratch.clear();
             unescape(s.raw, &mut self.scratch);
-            self.names
-                .insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
+            self.names.insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
         } else {
             let start = at + 1;
-            self.names
-                .insert(self.bytes, (start, start + s.raw.len()), None)
+            self.names.insert(self.bytes, (start, start + s.raw.len()), None)
         };
         if !fresh {
             return Err(Error::new(Reason::DuplicateName, at));
@@ -299,8 +297,7 @@ impl<'a> Parser<'a> {
     }
 
     fn number(&mut self, at: usize) -> Result<&'a str, Error> {
-        let end =
-            number::scan(self.bytes, at).map_err(|bad| Error::new(Reason::InvalidNumber, bad))?;
+        let end = number::scan(self.bytes, at).map_err(|bad| Error::new(Reason::InvalidNumber, bad))?;
         self.pos = end;
         Ok(self.slice(at, end))
     }
@@ -354,8 +351,7 @@ impl<'a> Parser<'a> {
                         if self.bytes.get(at + 6..at + 8) != Some(b"\\u".as_slice()) {
                             return Err(unpaired);
                         }
-                        let low = hex4(self.bytes, at + 8)
-                            .ok_or(Error::new(Reason::InvalidEscape, at + 6))?;
+                        let low = hex4(self.bytes, at + 8).ok_or(Error::new(Reason::InvalidEscape, at + 6))?;
                         if !(0xDC00..=0xDFFF).contains(&low) {
                             return Err(unpaired);
                         }

@@ -106,14 +106,8 @@ mod tests {
         assert_eq!(classify(&[0xC0, 0x80]), Utf8Problem::InvalidLeadByte);
         assert_eq!(classify(&[0xE0, 0x80, 0x80]), Utf8Problem::Overlong);
         assert_eq!(classify(&[0xF0, 0x80, 0x80, 0x80]), Utf8Problem::Overlong);
-        assert_eq!(
-            classify(&[0xED, 0xA0, 0x80]),
-            Utf8Problem::SurrogateEncoding
-        );
-        assert_eq!(
-            classify(&[0xF4, 0x90, 0x80, 0x80]),
-            Utf8Problem::AboveMaximum
-        );
+        assert_eq!(classify(&[0xED, 0xA0, 0x80]), Utf8Problem::SurrogateEncoding);
+        assert_eq!(classify(&[0xF4, 0x90, 0x80, 0x80]), Utf8Problem::AboveMaximum);
         assert_eq!(classify(&[0xE2, 0x82]), Utf8Problem::Truncated);
         assert_eq!(classify(&[0xC3, 0x41]), Utf8Problem::Truncated);
     }

@@ -29,9 +29,7 @@ pub fn write_string(out: &mut String, s: &str) {
                 let b = u32::from(c);
                 out.push_str("\\u00");
                 for nibble in [b >> 4, b & 15] {
-                    out.push(char::from(
-                        HEX.get(nibble as usize).copied().unwrap_or(b'0'),
-                    ));
+                    out.push(char::from(HEX.get(nibble as usize).copied().unwrap_or(b'0')));
                 }
             }
         }

@@ -269,9 +269,7 @@ mod tests {
     #[test]
     fn every_reason_has_a_case() {
         let all = cases();
-        let has = |f: &dyn Fn(Reason) -> bool| {
-            all.iter().any(|c| matches!(c.expect, Reject(r, _) if f(r)))
-        };
+        let has = |f: &dyn Fn(Reason) -> bool| all.iter().any(|c| matches!(c.expect, Reject(r, _) if f(r)));
         assert!(has(&|r| r == R::ByteOrderMark));
         assert!(has(&|r| matches!(r, R::InvalidUtf8(_))));
         assert!(has(&|r| r == R::Noncharacter));

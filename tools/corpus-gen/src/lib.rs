@@ -54,10 +54,8 @@ mod tests {
             let (expected, rest) = name.split_once('-').expect("Expected-case name");
             assert!(!expected.is_empty() && !rest.is_empty(), "{p}");
             assert!(
-                rest.bytes().all(|b| b.is_ascii_lowercase()
-                    || b.is_ascii_digit()
-                    || b == b'-'
-                    || b == b'.'),
+                rest.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'),
                 "{p}"
             );
         }

@@ -24,9 +24,7 @@ fn main() -> ExitCode {
     match result {
         Ok(0) => ExitCode::SUCCESS,
         Ok(n) => {
-            eprintln!(
-                "{n} corpus differences; run `cargo run -p modelgate-corpus-gen -- write hostile-corpus`"
-            );
+            eprintln!("{n} corpus differences; run `cargo run -p modelgate-corpus-gen -- write hostile-corpus`");
             ExitCode::from(1)
         }
         Err(e) => {
@@ -52,11 +50,7 @@ fn write(dir: &Path, files: &[CorpusFile]) -> std::io::Result<usize> {
     for p in &stale {
         std::fs::remove_file(dir.join(p))?;
     }
-    println!(
-        "wrote {} files and {SUMS}; removed {} stale",
-        files.len(),
-        stale.len()
-    );
+    println!("wrote {} files and {SUMS}; removed {} stale", files.len(), stale.len());
     Ok(0)
 }
 
@@ -85,10 +79,7 @@ fn check(dir: &Path, files: &[CorpusFile]) -> std::io::Result<usize> {
             diffs += 1;
         }
     }
-    println!(
-        "{} generated files checked, {diffs} differences",
-        files.len()
-    );
+    println!("{} generated files checked, {diffs} differences", files.len());
     Ok(diffs)
 }
 

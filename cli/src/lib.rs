@@ -1,0 +1,6 @@
+//! The command lines `modelgate` and `corpus-check`: argument parsing lives in the
+//! binaries, the commands here only call `modelgate-io` and print (CONVENTIONS.md
+//! "Command line").
+
+pub mod commands;
+pub mod progress;

@@ -1,0 +1,29 @@
+//! A plain `.json` file: strict JSON with the generic limits, depth 1024 and 256 MiB
+//! (CONVENTIONS.md "Command line", `spec/json.md` §6).
+
+use super::{CheckError, Format, read_limited};
+use modelgate_core::json::{self, ErrorKind, Limits};
+use std::path::Path;
+
+/// The `json` format.
+pub struct Json;
+
+impl Format for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn kinds(&self) -> &'static [&'static str] {
+        &["InvalidJSON", "LimitExceeded"]
+    }
+
+    fn suffixes(&self) -> &'static [&'static str] {
+        &[".json"]
+    }
+
+    fn check(&self, path: &Path) -> Result<(), CheckError> {
+        let limits = Limits::DEFAULT;
+        let bytes = read_limited(path, limits.max_bytes as u64, ErrorKind::LimitExceeded.name())?;
+        json::validate_keyed(&bytes, limits, crate::hash_key()).map_err(|e| CheckError::Rejected(e.rejection()))
+    }
+}

@@ -1,0 +1,72 @@
+//! Bounded reading: a file's size is checked from its metadata before anything is
+//! allocated, and the read itself stops one byte past the limit, so a file that grows
+//! between the stat and the read is still caught (seed 000 "Readers must bound the source
+//! before buffering it").
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Why a bounded read failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file is longer than the limit; `limit` is the offset of the first excess byte.
+    TooLarge {
+        /// The limit that was exceeded.
+        limit: u64,
+    },
+    /// The operating system refused.
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// Reads the regular file at `path` whole if it has at most `limit` bytes.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(ReadError::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    read_stream_bounded(file, limit)
+}
+
+/// Reads `reader` from its current position to its end if that is at most `limit` bytes,
+/// reading at most one byte beyond the limit to detect excess. The reader is not closed.
+pub fn read_stream_bounded<R: Read>(reader: R, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    reader.take(limit.saturating_add(1)).read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_over_limit_reads_one_excess_byte_only() {
+        let data = [7u8; 100];
+        let mut cursor = io::Cursor::new(&data[..]);
+        assert!(matches!(
+            read_stream_bounded(&mut cursor, 10),
+            Err(ReadError::TooLarge { limit: 10 })
+        ));
+        assert_eq!(cursor.position(), 11);
+        let mut cursor = io::Cursor::new(&data[..]);
+        cursor.set_position(95);
+        assert_eq!(read_stream_bounded(&mut cursor, 10).unwrap(), [7u8; 5]);
+    }
+}
