@@ -1,0 +1,162 @@
+//! The command lines, run as a user runs them (CONVENTIONS.md "Command line").
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn modelgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_modelgate"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn corpus_check(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_corpus-check"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// A fresh folder under the target directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn check_prints_one_line_per_file_and_exits_1_on_rejection() {
+    let d = scratch("check_lines");
+    let ok = write(&d, "a.json", b"{\"a\":[1,2]}");
+    let bad = write(&d, "b.json", b"{\"a\":1,\"a\":2}");
+    let out = modelgate(&["check", &ok, &bad]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        format!("{ok}: ok (json)\n{bad}: rejected (json) InvalidJSON: duplicate object member name (byte 7)\n")
+    );
+}
+
+#[test]
+fn check_exits_0_when_all_accepted() {
+    let d = scratch("check_ok");
+    let ok = write(&d, "a.json", b"[]");
+    let out = modelgate(&["check", &ok]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn check_json_output_has_the_six_keys() {
+    let d = scratch("check_json");
+    let ok = write(&d, "a.json", b"null");
+    let bad = write(&d, "b.json", "[\"\u{FFFF}\"]".as_bytes());
+    let out = modelgate(&["check", "--json", &ok, &bad]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<_> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{{\"file\":\"{ok}\",\"format\":\"json\",\"ok\":true,\"kind\":null,\"message\":null,\"location\":null}}"
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "{{\"file\":\"{bad}\",\"format\":\"json\",\"ok\":false,\"kind\":\"InvalidJSON\",\"message\":\"Unicode noncharacter in string\",\"location\":{{\"offset\":2}}}}"
+        )
+    );
+    // Each line is itself strict JSON.
+    for l in lines {
+        modelgate_core::json::validate(l.as_bytes(), modelgate_core::json::Limits::DEFAULT).unwrap();
+    }
+}
+
+#[test]
+fn check_format_flag_overrides_the_name() {
+    let d = scratch("check_format");
+    let f = write(&d, "data.bin", b"{}");
+    assert_eq!(
+        modelgate(&["check", &f]).status.code(),
+        Some(2),
+        "no format from name or content"
+    );
+    let out = modelgate(&["check", "--format", "json", &f]);
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), format!("{f}: ok (json)\n"))
+    );
+}
+
+#[test]
+fn check_usage_and_io_errors_exit_2() {
+    assert_eq!(modelgate(&["check"]).status.code(), Some(2));
+    assert_eq!(
+        modelgate(&["check", "--format", "nope", "x.json"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(modelgate(&["check", "/nonexistent/x.json"]).status.code(), Some(2));
+    assert_eq!(modelgate(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in [&["--help"][..], &["check", "--help"], &["corpus-check", "--help"]] {
+        let out = modelgate(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(stdout(&out).contains("Usage:"), "{args:?}");
+    }
+    assert_eq!(corpus_check(&["--help"]).status.code(), Some(0));
+}
+
+#[test]
+fn corpus_check_reports_mismatches_and_counts() {
+    let d = scratch("corpus");
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    write(&d, "valid-ok.json", b"{}");
+    write(&d, "InvalidJSON-really.json", b"{,}");
+    let wrong_kind = write(&d.join("sub"), "LimitExceeded-not-really.json", b"[1,]");
+    let wrongly_valid = write(&d, "InvalidJSON-fine.json", b"[]");
+    write(&d, "README.md", b"skipped");
+    write(&d, "Unknown-kind.json", b"skipped: not a known kind");
+    let out = corpus_check(&[d.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<_> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines.contains(&format!("{wrongly_valid}: expected InvalidJSON, got ok (json)").as_str()),
+        "{text}"
+    );
+    assert!(
+        lines.contains(
+            &format!("{wrong_kind}: expected LimitExceeded, got rejected (json) InvalidJSON: unexpected byte, expected a value (byte 3)")
+                .as_str()
+        ),
+        "{text}"
+    );
+    assert_eq!(lines[2], "2 passed, 2 failed");
+    // The subcommand form gives the same result.
+    let sub = modelgate(&["corpus-check", d.to_str().unwrap()]);
+    assert_eq!((sub.status.code(), stdout(&sub)), (Some(1), text));
+}
+
+#[test]
+fn corpus_check_passes_on_the_bundled_corpus() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../hostile-corpus");
+    let out = corpus_check(&[corpus.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.ends_with(" passed, 0 failed\n"), "{text}");
+}
