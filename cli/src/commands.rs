@@ -67,6 +67,49 @@ pub fn check(files: &[PathBuf], format: Option<&str>, json: bool) -> ExitCode {
     }
 }
 
+/// `modelgate inspect [--format F] [--json] FILE`: validates the file and prints what it
+/// holds; exit 0 when accepted, 1 when rejected, 2 for usage or I/O errors.
+pub fn inspect(file: &std::path::Path, format: Option<&str>, json: bool) -> ExitCode {
+    let format = match format {
+        Some(name) => match check::by_name(name) {
+            Some(f) => f,
+            None => {
+                eprintln!("modelgate: unknown format {name:?} (known: {})", check::names().join(", "));
+                return ExitCode::from(USAGE_OR_IO);
+            }
+        },
+        None => match check::detect(file) {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                eprintln!("{}: cannot tell the format; use --format", file.display());
+                return ExitCode::from(USAGE_OR_IO);
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                return ExitCode::from(USAGE_OR_IO);
+            }
+        },
+    };
+    match format.inspect(file, json) {
+        None => {
+            eprintln!("modelgate: {} files have no inspection; use `modelgate check`", format.name());
+            ExitCode::from(USAGE_OR_IO)
+        }
+        Some(Ok(text)) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Some(Err(CheckError::Rejected(r))) => {
+            print_result(file, format, Some(&r), json);
+            ExitCode::from(1)
+        }
+        Some(Err(CheckError::Io(e))) => {
+            eprintln!("{}: {e}", file.display());
+            ExitCode::from(USAGE_OR_IO)
+        }
+    }
+}
+
 fn print_result(file: &std::path::Path, format: &dyn Format, rejection: Option<&Rejection>, json: bool) {
     let name = file.display().to_string();
     if !json {

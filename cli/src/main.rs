@@ -31,6 +31,18 @@ enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    /// Validate a file and describe what it holds (members, manifest, stages).
+    Inspect {
+        /// Format to inspect as (default: from the file name, then from the first bytes).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<String>,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+        /// File to inspect.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
     /// Check every `<Expected>-<case>.<ext>` file under the folders against the outcome its
     /// name states (`valid` or an error kind); print mismatches and `N passed, N failed`.
     CorpusCheck {
@@ -43,6 +55,7 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Check { format, json, files } => modelgate_cli::commands::check(&files, format.as_deref(), json),
+        Command::Inspect { format, json, file } => modelgate_cli::commands::inspect(&file, format.as_deref(), json),
         Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
     }
 }

@@ -27,6 +27,12 @@ pub trait Format: Sync {
     /// Runs the full validating read of the file at `path` without writing anything
     /// outside a private temporary folder.
     fn check(&self, path: &Path) -> Result<(), CheckError>;
+    /// Validates the file like [`Format::check`] and describes it for `modelgate inspect`:
+    /// human-readable text, or one canonical JSON document when `json` is set. `None` when
+    /// the format has no inspection.
+    fn inspect(&self, _path: &Path, _json: bool) -> Option<Result<String, CheckError>> {
+        None
+    }
 }
 
 /// Why a file did not pass.
