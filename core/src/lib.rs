@@ -27,12 +27,19 @@
 
 extern crate alloc;
 
+pub mod archive_path;
 pub mod digest;
 pub mod gzip;
 pub mod inflate;
 pub mod json;
 pub mod location;
+pub mod mlbundle;
+pub mod mpk;
+pub mod onemodel;
+pub mod onnx;
 pub mod report;
+pub mod tar;
+pub mod zip;
 
 pub use location::Location;
 pub use report::Rejection;

@@ -8,6 +8,9 @@
 pub mod deflate;
 pub mod gzip;
 pub mod json;
+pub mod mlbundle;
+pub mod mpk;
+pub mod onemodel;
 
 use modelgate_core::digest::{hex, sha256};
 
@@ -24,6 +27,9 @@ pub fn all() -> Vec<CorpusFile> {
     let mut files = json::files();
     files.extend(gzip::files());
     files.extend(deflate::files());
+    files.extend(mlbundle::files());
+    files.extend(mpk::files());
+    files.extend(onemodel::files());
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
 }

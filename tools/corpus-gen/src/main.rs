@@ -43,7 +43,7 @@ fn write(dir: &Path, files: &[CorpusFile]) -> std::io::Result<usize> {
         std::fs::write(&path, &f.bytes)?;
     }
     std::fs::write(dir.join(SUMS), sums(files))?;
-    let stale = generated_names_on_disk(dir)?
+    let stale = generated_names_on_disk(dir, files)?
         .into_iter()
         .filter(|p| !files.iter().any(|f| &f.path == p))
         .collect::<Vec<_>>();
@@ -73,7 +73,7 @@ fn check(dir: &Path, files: &[CorpusFile]) -> std::io::Result<usize> {
         println!("differs: {SUMS}");
         diffs += 1;
     }
-    for p in generated_names_on_disk(dir)? {
+    for p in generated_names_on_disk(dir, files)? {
         if !files.iter().any(|f| f.path == p) {
             println!("not generated: {p}");
             diffs += 1;
@@ -84,13 +84,14 @@ fn check(dir: &Path, files: &[CorpusFile]) -> std::io::Result<usize> {
 }
 
 /// Relative paths of the files under `dir` that this generator could own: the
-/// `<Expected>-<case>.<ext>` files in the format folders it writes.
-fn generated_names_on_disk(dir: &Path) -> std::io::Result<Vec<String>> {
+/// `<Expected>-<case>.<ext>` files in the folders it writes into.
+fn generated_names_on_disk(dir: &Path, files: &[CorpusFile]) -> std::io::Result<Vec<String>> {
+    let mut folders: Vec<&str> = files.iter().filter_map(|f| f.path.rsplit_once('/').map(|(d, _)| d)).collect();
+    folders.sort_unstable();
+    folders.dedup();
     let mut out = Vec::new();
-    for folder in ["json", "gzip", "deflate"] {
-        let Ok(entries) = std::fs::read_dir(dir.join(folder)) else {
-            continue;
-        };
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(dir.join(folder)) else { continue };
         for e in entries {
             let name = e?.file_name().to_string_lossy().into_owned();
             if name.contains('-') {
