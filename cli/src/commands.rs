@@ -74,7 +74,10 @@ pub fn inspect(file: &std::path::Path, format: Option<&str>, json: bool) -> Exit
         Some(name) => match check::by_name(name) {
             Some(f) => f,
             None => {
-                eprintln!("modelgate: unknown format {name:?} (known: {})", check::names().join(", "));
+                eprintln!(
+                    "modelgate: unknown format {name:?} (known: {})",
+                    check::names().join(", ")
+                );
                 return ExitCode::from(USAGE_OR_IO);
             }
         },
@@ -92,7 +95,10 @@ pub fn inspect(file: &std::path::Path, format: Option<&str>, json: bool) -> Exit
     };
     match format.inspect(file, json) {
         None => {
-            eprintln!("modelgate: {} files have no inspection; use `modelgate check`", format.name());
+            eprintln!(
+                "modelgate: {} files have no inspection; use `modelgate check`",
+                format.name()
+            );
             ExitCode::from(USAGE_OR_IO)
         }
         Some(Ok(text)) => {

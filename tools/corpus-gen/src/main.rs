@@ -86,12 +86,17 @@ fn check(dir: &Path, files: &[CorpusFile]) -> std::io::Result<usize> {
 /// Relative paths of the files under `dir` that this generator could own: the
 /// `<Expected>-<case>.<ext>` files in the folders it writes into.
 fn generated_names_on_disk(dir: &Path, files: &[CorpusFile]) -> std::io::Result<Vec<String>> {
-    let mut folders: Vec<&str> = files.iter().filter_map(|f| f.path.rsplit_once('/').map(|(d, _)| d)).collect();
+    let mut folders: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.path.rsplit_once('/').map(|(d, _)| d))
+        .collect();
     folders.sort_unstable();
     folders.dedup();
     let mut out = Vec::new();
     for folder in folders {
-        let Ok(entries) = std::fs::read_dir(dir.join(folder)) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir.join(folder)) else {
+            continue;
+        };
         for e in entries {
             let name = e?.file_name().to_string_lossy().into_owned();
             if name.contains('-') {
