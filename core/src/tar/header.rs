@@ -1,0 +1,315 @@
+//! One 512-byte tar header block: magic, checksum, numbers, names and type
+//! (`spec/mpk.md` §1.1).
+
+use super::error::{Field, TarReason};
+
+/// Size of a tar block.
+pub const BLOCK: usize = 512;
+
+/// ustar magic and version (`spec/mpk.md` §1.1.2).
+const USTAR_MAGIC: &[u8; 8] = b"ustar\x0000";
+/// GNU magic and version (`spec/mpk.md` §1.1.2).
+const GNU_MAGIC: &[u8; 8] = b"ustar  \x00";
+/// Offset of the magic field.
+pub const MAGIC_OFFSET: usize = 257;
+/// Offset of the typeflag byte.
+pub const TYPEFLAG_OFFSET: usize = 156;
+
+/// Which header dialect a block uses (`spec/mpk.md` §1.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// POSIX ustar (`ustar\0`, `00`), also used by PAX archives.
+    Ustar,
+    /// GNU (`ustar `, ` \0`).
+    Gnu,
+}
+
+/// What an entry is, from its typeflag (`spec/mpk.md` §1.1.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// `0` or NUL.
+    Regular,
+    /// `5`.
+    Directory,
+    /// `1`.
+    HardLink,
+    /// `2`.
+    Symlink,
+    /// `3`.
+    CharDevice,
+    /// `4`.
+    BlockDevice,
+    /// `6`.
+    Fifo,
+    /// Any other typeflag that is not a meta entry (`7`, GNU `D`, `M`, `N`, `V`, ...).
+    Other(u8),
+}
+
+impl EntryKind {
+    /// True for the types whose data other readers skip: they must have size 0 (§1.1.7).
+    pub fn must_be_empty(self) -> bool {
+        !matches!(self, EntryKind::Regular | EntryKind::Other(_))
+    }
+
+    /// A short name for messages and listings.
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryKind::Regular => "file",
+            EntryKind::Directory => "directory",
+            EntryKind::HardLink => "hard link",
+            EntryKind::Symlink => "symbolic link",
+            EntryKind::CharDevice => "character device",
+            EntryKind::BlockDevice => "block device",
+            EntryKind::Fifo => "FIFO",
+            EntryKind::Other(_) => "special entry",
+        }
+    }
+}
+
+/// The typeflag of a block, meta types included (`spec/mpk.md` §1.1.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeFlag {
+    /// An entry proper.
+    Entry(EntryKind),
+    /// `x`: PAX extended header for the next entry.
+    Pax,
+    /// `g`: PAX global header.
+    PaxGlobal,
+    /// `L`: GNU long name for the next entry.
+    LongName,
+    /// `K`: GNU long link name for the next entry.
+    LongLink,
+    /// `S`: GNU sparse file (rejected).
+    Sparse,
+}
+
+impl TypeFlag {
+    /// Maps the typeflag byte (`spec/mpk.md` §1.1.6).
+    pub fn from_byte(b: u8) -> TypeFlag {
+        match b {
+            b'0' | 0 => TypeFlag::Entry(EntryKind::Regular),
+            b'1' => TypeFlag::Entry(EntryKind::HardLink),
+            b'2' => TypeFlag::Entry(EntryKind::Symlink),
+            b'3' => TypeFlag::Entry(EntryKind::CharDevice),
+            b'4' => TypeFlag::Entry(EntryKind::BlockDevice),
+            b'5' => TypeFlag::Entry(EntryKind::Directory),
+            b'6' => TypeFlag::Entry(EntryKind::Fifo),
+            b'x' => TypeFlag::Pax,
+            b'g' => TypeFlag::PaxGlobal,
+            b'L' => TypeFlag::LongName,
+            b'K' => TypeFlag::LongLink,
+            b'S' => TypeFlag::Sparse,
+            other => TypeFlag::Entry(EntryKind::Other(other)),
+        }
+    }
+}
+
+/// A header block that passed every check of §1.1. Names borrow the block.
+#[derive(Clone, Copy, Debug)]
+pub struct Header<'a> {
+    /// ustar or GNU.
+    pub dialect: Dialect,
+    /// The typeflag.
+    pub flag: TypeFlag,
+    /// `name` up to its terminator.
+    pub name: &'a [u8],
+    /// `prefix` up to its terminator (empty for GNU headers, §1.1.5).
+    pub prefix: &'a [u8],
+    /// `linkname` up to its terminator.
+    pub linkname: &'a [u8],
+    /// `mode`.
+    pub mode: u64,
+    /// `uid`.
+    pub uid: u64,
+    /// `gid`.
+    pub gid: u64,
+    /// `size` as the header states it.
+    pub size: u64,
+    /// `mtime`.
+    pub mtime: u64,
+}
+
+/// A header error: the reason and the offset inside the block.
+pub type HeaderError = (TarReason, usize);
+
+/// True when every byte of the block is zero (§1.4.2).
+pub fn is_zero_block(block: &[u8]) -> bool {
+    block.iter().all(|&b| b == 0)
+}
+
+/// Parses a header block, checking checksum first, then magic, numbers and names
+/// (`spec/mpk.md` §1.1). Errors carry the offset inside the block.
+pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
+    check_checksum(block)?;
+    let magic = field_bytes(block, MAGIC_OFFSET, 8);
+    // spec/mpk.md §1.1.2: ustar or GNU magic only.
+    let dialect = if magic == USTAR_MAGIC {
+        Dialect::Ustar
+    } else if magic == GNU_MAGIC {
+        Dialect::Gnu
+    } else {
+        return Err((TarReason::BadMagic, MAGIC_OFFSET));
+    };
+    let flag = TypeFlag::from_byte(block.get(TYPEFLAG_OFFSET).copied().unwrap_or(0));
+    let prefix = match dialect {
+        Dialect::Ustar => name(block, Field::Prefix)?,
+        Dialect::Gnu => &[],
+    };
+    name(block, Field::Uname)?;
+    name(block, Field::Gname)?;
+    optional_number(block, Field::Devmajor)?;
+    optional_number(block, Field::Devminor)?;
+    Ok(Header {
+        dialect,
+        flag,
+        name: name(block, Field::Name)?,
+        prefix,
+        linkname: name(block, Field::Linkname)?,
+        mode: number(block, Field::Mode)?,
+        uid: number(block, Field::Uid)?,
+        gid: number(block, Field::Gid)?,
+        size: number(block, Field::Size)?,
+        mtime: number(block, Field::Mtime)?,
+    })
+}
+
+/// §1.1.3: the stored checksum equals the unsigned byte sum with the field as spaces.
+fn check_checksum(block: &[u8; BLOCK]) -> Result<(), HeaderError> {
+    let (start, len) = Field::Checksum.range();
+    let stored = number(block, Field::Checksum)?;
+    let mut computed: u64 = 0;
+    for (i, &b) in block.iter().enumerate() {
+        let b = if i >= start && i < start + len { b' ' } else { b };
+        computed += u64::from(b);
+    }
+    if stored != computed {
+        return Err((TarReason::BadChecksum { stored, computed }, start));
+    }
+    Ok(())
+}
+
+fn field_bytes(block: &[u8; BLOCK], start: usize, len: usize) -> &[u8] {
+    block.get(start..start + len).unwrap_or_default()
+}
+
+/// §1.1.5: a name field up to its first NUL; only NULs may follow.
+fn name(block: &[u8; BLOCK], field: Field) -> Result<&[u8], HeaderError> {
+    let (start, len) = field.range();
+    let bytes = field_bytes(block, start, len);
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    let (value, rest) = bytes.split_at(end);
+    if let Some(i) = rest.iter().position(|&b| b != 0) {
+        return Err((TarReason::BadNameField(field), start + end + i));
+    }
+    Ok(value)
+}
+
+/// §1.1.4: `devmajor`/`devminor` may be all NUL; otherwise a number.
+fn optional_number(block: &[u8; BLOCK], field: Field) -> Result<u64, HeaderError> {
+    let (start, len) = field.range();
+    if field_bytes(block, start, len).iter().all(|&b| b == 0) {
+        return Ok(0);
+    }
+    number(block, field)
+}
+
+/// §1.1.4: an octal or base-256 numeric field.
+fn number(block: &[u8; BLOCK], field: Field) -> Result<u64, HeaderError> {
+    let (start, len) = field.range();
+    parse_number(field_bytes(block, start, len)).map_err(|r| (r.reason(field), start))
+}
+
+/// Why a numeric field is invalid, before the field is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberError {
+    /// Not well-formed.
+    Bad,
+    /// Negative base-256.
+    Negative,
+    /// Above 2^64 − 1.
+    Overflow,
+}
+
+impl NumberError {
+    fn reason(self, field: Field) -> TarReason {
+        match self {
+            NumberError::Bad => TarReason::BadNumber(field),
+            NumberError::Negative => TarReason::NegativeNumber(field),
+            NumberError::Overflow => TarReason::NumberOverflow(field),
+        }
+    }
+}
+
+/// Parses one numeric field's bytes as octal or base-256 (`spec/mpk.md` §1.1.4).
+pub fn parse_number(bytes: &[u8]) -> Result<u64, NumberError> {
+    match bytes.first() {
+        Some(0x80) => base256(bytes.get(1..).unwrap_or_default()),
+        Some(0xff) => Err(NumberError::Negative),
+        Some(b) if b & 0x80 != 0 => Err(NumberError::Bad),
+        _ => octal(bytes),
+    }
+}
+
+fn base256(digits: &[u8]) -> Result<u64, NumberError> {
+    let mut value: u64 = 0;
+    for &b in digits {
+        value = value
+            .checked_mul(256)
+            .and_then(|v| v.checked_add(u64::from(b)))
+            .ok_or(NumberError::Overflow)?;
+    }
+    Ok(value)
+}
+
+fn octal(bytes: &[u8]) -> Result<u64, NumberError> {
+    let lead = bytes.iter().take_while(|&&b| b == b' ').count();
+    let rest = bytes.get(lead..).unwrap_or_default();
+    let digits = rest.iter().take_while(|b| (b'0'..=b'7').contains(*b)).count();
+    if digits == 0 {
+        return Err(NumberError::Bad);
+    }
+    let (number, tail) = rest.split_at(digits);
+    // The terminator and what follows: NULs and spaces only.
+    if tail.iter().any(|&b| b != 0 && b != b' ') {
+        return Err(NumberError::Bad);
+    }
+    let mut value: u64 = 0;
+    for &d in number {
+        value = value
+            .checked_mul(8)
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+            .ok_or(NumberError::Overflow)?;
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octal_forms() {
+        assert_eq!(parse_number(b"0000644\0"), Ok(0o644));
+        assert_eq!(parse_number(b"   644 \0"), Ok(0o644));
+        assert_eq!(parse_number(b"77777777"), Ok(0o77777777));
+        assert_eq!(parse_number(b"\0\0\0\0"), Err(NumberError::Bad));
+        assert_eq!(parse_number(b"0008\0"), Err(NumberError::Bad));
+        assert_eq!(parse_number(b"12 3\0"), Err(NumberError::Bad));
+        assert_eq!(parse_number(b"-12\0"), Err(NumberError::Bad));
+    }
+
+    #[test]
+    fn base256_forms() {
+        assert_eq!(parse_number(&[0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]), Ok(256));
+        assert_eq!(parse_number(&[0xff, 0xff, 0xff]), Err(NumberError::Negative));
+        assert_eq!(parse_number(&[0x81, 0]), Err(NumberError::Bad));
+        assert_eq!(
+            parse_number(&[0x80, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+            Ok(u64::MAX)
+        );
+        assert_eq!(
+            parse_number(&[0x80, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            Err(NumberError::Overflow)
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! PAX extended header records (`spec/mpk.md` §1.2).
+
+use super::error::TarReason;
+use alloc::vec::Vec;
+
+/// What a PAX extended header says about the next entry (`spec/mpk.md` §1.2.3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PaxOverrides {
+    /// `path`, raw bytes.
+    pub path: Option<Vec<u8>>,
+    /// `linkpath`, raw bytes.
+    pub linkpath: Option<Vec<u8>>,
+    /// `size`.
+    pub size: Option<u64>,
+}
+
+/// A PAX failure: the reason and the offset of the record in the header's data.
+pub type PaxError = (TarReason, usize);
+
+/// Most records one extended header may hold (`spec/mpk.md` §1.2.1).
+pub const MAX_RECORDS: usize = 64;
+
+/// One record: key, value and its offset in the data.
+struct Record<'a> {
+    key: &'a [u8],
+    value: &'a [u8],
+    offset: usize,
+}
+
+/// Parses an `x` header's data (`spec/mpk.md` §1.2.1 to §1.2.3).
+pub fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
+    let mut out = PaxOverrides::default();
+    let mut seen: Vec<&[u8]> = Vec::new();
+    for record in Records::new(data) {
+        let r = record?;
+        // §1.2.1: at most MAX_RECORDS records, so the key comparison below stays
+        // bounded (MAX_RECORDS² comparisons at worst, independent of the data size).
+        if seen.len() >= MAX_RECORDS {
+            return Err((TarReason::MetaTooLarge, r.offset));
+        }
+        // §1.2.2: each key once.
+        if seen.contains(&r.key) {
+            return Err((TarReason::DuplicatePaxKey, r.offset));
+        }
+        seen.push(r.key);
+        apply(&mut out, &r)?;
+    }
+    Ok(out)
+}
+
+/// Parses a `g` header's data: only `comment` is allowed (`spec/mpk.md` §1.2.4).
+pub fn parse_global(data: &[u8]) -> Result<(), PaxError> {
+    for record in Records::new(data) {
+        let r = record?;
+        if r.key != b"comment" {
+            return Err((TarReason::UnsupportedGlobalKey, r.offset));
+        }
+    }
+    Ok(())
+}
+
+/// §1.2.3: the keys with meaning for the reader.
+fn apply(out: &mut PaxOverrides, r: &Record<'_>) -> Result<(), PaxError> {
+    match r.key {
+        b"path" | b"linkpath" => {
+            if r.value.is_empty() {
+                return Err((TarReason::BadPax, r.offset));
+            }
+            let slot = if r.key == b"path" {
+                &mut out.path
+            } else {
+                &mut out.linkpath
+            };
+            *slot = Some(Vec::from(r.value));
+        }
+        b"size" => out.size = Some(decimal(r.value).ok_or((TarReason::BadPax, r.offset))?),
+        k if k.starts_with(b"GNU.sparse.") => return Err((TarReason::Sparse, r.offset)),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A canonical decimal: digits only, no leading zero except `0` itself, fits u64.
+pub fn decimal(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || (s.len() > 1 && s.first() == Some(&b'0')) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some(v)
+}
+
+/// Iterates the records tiling `data` (§1.2.1).
+struct Records<'a> {
+    data: &'a [u8],
+    pos: usize,
+    failed: bool,
+}
+
+impl<'a> Records<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Records {
+            data,
+            pos: 0,
+            failed: false,
+        }
+    }
+
+    fn record(&self) -> Result<(Record<'a>, usize), PaxError> {
+        let bad = (TarReason::BadPax, self.pos);
+        let rest = self.data.get(self.pos..).ok_or(bad)?;
+        let space = rest.iter().take(21).position(|&b| b == b' ').ok_or(bad)?;
+        let len = decimal(rest.get(..space).ok_or(bad)?).ok_or(bad)?;
+        let len = usize::try_from(len).map_err(|_| bad)?;
+        // "5 k=\n" is the shortest record; the record must fit and end with LF.
+        if len < 5 || len > rest.len() || rest.get(len - 1) != Some(&b'\n') {
+            return Err(bad);
+        }
+        let body = rest.get(space + 1..len - 1).ok_or(bad)?;
+        let eq = body.iter().position(|&b| b == b'=').ok_or(bad)?;
+        let (key, value) = body.split_at(eq);
+        if key.is_empty() || key.contains(&0) {
+            return Err(bad);
+        }
+        let value = value.get(1..).unwrap_or_default();
+        Ok((
+            Record {
+                key,
+                value,
+                offset: self.pos,
+            },
+            len,
+        ))
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<Record<'a>, PaxError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.data.len() {
+            return None;
+        }
+        match self.record() {
+            Ok((r, len)) => {
+                self.pos += len;
+                Some(Ok(r))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_parse() {
+        let o = parse_extended(b"15 path=a/b.so\n11 size=42\n").unwrap();
+        assert_eq!(o.path.as_deref(), Some(&b"a/b.so"[..]));
+        assert_eq!(o.size, Some(42));
+    }
+
+    #[test]
+    fn record_length_must_match() {
+        assert_eq!(parse_extended(b"16 path=a/b.so\n"), Err((TarReason::BadPax, 0)));
+        assert_eq!(
+            parse_extended(b"11 size=42\n015 path=a/b.so\n"),
+            Err((TarReason::BadPax, 11))
+        );
+        assert_eq!(parse_extended(b"11 size=4x\n"), Err((TarReason::BadPax, 0)));
+        assert_eq!(
+            parse_extended(b"11 size=42\n11 size=43\n"),
+            Err((TarReason::DuplicatePaxKey, 11))
+        );
+    }
+}
