@@ -1,1 +1,37 @@
-//! Placeholder: filled in by issue 3.
+//! mlbundle v1: a strict ZIP container of a manifest, one or two model members, a schema and
+//! optional structure and samples (`spec/mlbundle.md`). One module per concept:
+//!
+//! - [`names`]: the eight member names and their fixed order (§1, §10.1).
+//! - [`limits`]: [`ArchiveLimits`], defaults = ceilings, lowered only (§3).
+//! - [`budget`]: limits checked from directory metadata (§3.3, §3.4).
+//! - [`admission`]: model members admitted before the manifest is parsed (§6.1).
+//! - [`manifest`]: the manifest schema, strict parsing, canonical writing (§5).
+//! - [`version`]: strict version strings and the re-export hint (§5.4, §5.7).
+//! - [`integrity`]: recipe agreement (§6.2) and integrity records (§7).
+//! - [`declaration`]: JSON members and the schema/samples contract (§8).
+//! - [`read`]: [`read_container`] (§2–§8).
+//! - [`inspect`](mod@inspect): [`inspect()`] and [`MetadataView`] (§12).
+//! - [`write`]: [`write_container`] (§10).
+//! - [`error`]: [`Error`] and [`ErrorKind`] (§9).
+
+pub mod admission;
+pub mod budget;
+pub mod declaration;
+pub mod error;
+pub mod inspect;
+pub mod integrity;
+pub mod limits;
+pub mod manifest;
+pub mod names;
+pub mod read;
+pub mod version;
+pub mod write;
+
+pub use error::{Error, ErrorKind};
+pub use inspect::{MetadataView, inspect};
+pub use limits::{ArchiveLimits, Limit, LimitConfigError};
+pub use manifest::{IntegrityRecord, Manifest, Recipe};
+pub use names::MemberName;
+pub use read::{Container, Listing, read_container};
+pub use version::READER_VERSION;
+pub use write::write_container;

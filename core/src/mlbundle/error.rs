@@ -1,0 +1,105 @@
+//! The mlbundle error taxonomy (`spec/mlbundle.md` §9).
+
+use crate::zip::{ZipError, ZipReason};
+use crate::{Location, Rejection};
+use alloc::format;
+use alloc::string::String;
+use core::fmt;
+
+use super::names::MemberName;
+
+/// The six kinds of CONVENTIONS.md's mlbundle row (§9.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// ZIP structure, layout, names, admission, CRC-32, deflate data.
+    InvalidContainer,
+    /// A resource ceiling of [`super::ArchiveLimits`].
+    LimitExceeded,
+    /// Manifest JSON, typed fields or recipe agreement.
+    InvalidManifest,
+    /// A `format_version` other than `"1"` under the mlbundle identity.
+    UnsupportedFormatVersion,
+    /// A JSON member's syntax or declaration contract.
+    InvalidJson,
+    /// A member's hash or size disagrees with its integrity record.
+    IntegrityMismatch,
+}
+
+impl ErrorKind {
+    /// The exact kind name (CLI output, corpus file names).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidContainer => "InvalidContainer",
+            ErrorKind::LimitExceeded => "LimitExceeded",
+            ErrorKind::InvalidManifest => "InvalidManifest",
+            ErrorKind::UnsupportedFormatVersion => "UnsupportedFormatVersion",
+            ErrorKind::InvalidJson => "InvalidJSON",
+            ErrorKind::IntegrityMismatch => "IntegrityMismatch",
+        }
+    }
+}
+
+/// A rejected bundle: kind, a message without raw input (§9.2), and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// The kind.
+    pub kind: ErrorKind,
+    /// Fixed text plus numbers, member names, JSON paths and at most 64 characters of a
+    /// version string.
+    pub message: String,
+    /// Member, JSON path and byte offset, where known.
+    pub location: Location,
+}
+
+impl Error {
+    /// An error of `kind` with `message` at `location`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>, location: Location) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            location,
+        }
+    }
+
+    /// The format-independent rejection for `modelgate check`.
+    pub fn rejection(&self) -> Rejection {
+        Rejection {
+            kind: self.kind.name(),
+            message: self.message.clone(),
+            location: self.location.clone(),
+        }
+    }
+
+    /// The same error located in `member`.
+    pub fn in_member(mut self, member: MemberName) -> Self {
+        self.location.member = Some(String::from(member.as_str()));
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.rejection(), f)
+    }
+}
+
+impl From<ZipError> for Error {
+    /// Limit reasons become `LimitExceeded`, every other ZIP reason `InvalidContainer`
+    /// (§9.1), at the archive offset and member the reader found.
+    fn from(e: ZipError) -> Self {
+        let kind = if e.reason.is_limit() {
+            ErrorKind::LimitExceeded
+        } else {
+            ErrorKind::InvalidContainer
+        };
+        let mut location = Location::at(e.offset);
+        if let Some(name) = e.member.and_then(MemberName::from_index) {
+            location = location.in_member(name.as_str());
+        }
+        let message = match e.reason {
+            ZipReason::Inflate(_) | ZipReason::CrcMismatch { .. } => format!("{}", e.reason),
+            r => format!("{r}"),
+        };
+        Error::new(kind, message, location)
+    }
+}

@@ -1,0 +1,280 @@
+//! The manifest: schema, strict parsing, canonical writing (`spec/mlbundle.md` §5).
+
+use super::error::{Error, ErrorKind};
+use super::limits::ArchiveLimits;
+use super::names::MemberName;
+use super::version::{READER_VERSION, is_strict_version, quote_version, reexport_hint};
+use crate::Location;
+use crate::digest::hex;
+use crate::json::{self, Cursor, FieldError, Problem, Value};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+
+/// The format identity (§5.2).
+pub const FORMAT: &str = "mlbundle";
+/// The only supported format version (§5.3).
+pub const FORMAT_VERSION: &str = "1";
+
+/// How the model members are combined (§5.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recipe {
+    /// One model member.
+    Standalone(MemberName),
+    /// `model.skops` with this native member (`model.ubj` or `model.cbm`).
+    Composite(MemberName),
+}
+
+impl Recipe {
+    /// The recipe's members in order.
+    pub fn members(&self) -> impl Iterator<Item = MemberName> {
+        let (a, b) = match *self {
+            Recipe::Standalone(m) => (m, None),
+            Recipe::Composite(n) => (MemberName::ModelSkops, Some(n)),
+        };
+        core::iter::once(a).chain(b)
+    }
+
+    /// True when the recipe is one §5.5 allows.
+    pub fn is_valid(&self) -> bool {
+        match *self {
+            Recipe::Standalone(m) => m.is_model(),
+            Recipe::Composite(n) => matches!(n, MemberName::ModelUbj | MemberName::ModelCbm),
+        }
+    }
+}
+
+/// SHA-256 and size of one non-manifest member (§5.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntegrityRecord {
+    /// SHA-256 of the member's uncompressed bytes.
+    pub sha256: [u8; 32],
+    /// Uncompressed size in bytes.
+    pub size: u64,
+}
+
+/// A validated manifest (§5.2). The schema reference is always `schema.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// The writer version that produced the bundle (a strict version string, §5.4).
+    pub writer_version: String,
+    /// The model recipe (§5.5).
+    pub recipe: Recipe,
+    /// Whether `structure.json` is referenced.
+    pub structure: bool,
+    /// Whether `samples.json` is referenced.
+    pub samples: bool,
+    /// Integrity records keyed by member (§5.6).
+    pub integrity: BTreeMap<MemberName, IntegrityRecord>,
+}
+
+impl Manifest {
+    /// A manifest written by this version, without integrity records (the writer fills them).
+    pub fn new(recipe: Recipe, structure: bool, samples: bool) -> Manifest {
+        Manifest {
+            writer_version: String::from(READER_VERSION),
+            recipe,
+            structure,
+            samples,
+            integrity: BTreeMap::new(),
+        }
+    }
+
+    /// Parses and validates `bytes` (§5.1–§5.6): identity and version first, then every
+    /// typed member, with the re-export hint on `InvalidManifest` (§5.7).
+    pub fn parse(bytes: &[u8], limits: &ArchiveLimits) -> Result<Manifest, Error> {
+        let value = json::parse(bytes, limits.json(MemberName::Manifest)).map_err(syntax_error)?;
+        let root = Cursor::root(&value, "manifest");
+        identity(&root)?;
+        let writer = value.get("writer_version").and_then(Value::as_str);
+        typed(&root).map_err(|e| field_error(&e, &reexport_hint(writer)))
+    }
+
+    /// The canonical manifest text (§10.4): members in the order of §5.2.
+    pub fn to_json(&self) -> String {
+        let mut w = json::Writer::new();
+        w.begin_object();
+        w.name("format").string(FORMAT);
+        w.name("format_version").string(FORMAT_VERSION);
+        w.name("writer_version").string(&self.writer_version);
+        w.name("recipe").begin_object();
+        let kind = match self.recipe {
+            Recipe::Standalone(_) => "standalone",
+            Recipe::Composite(_) => "composite",
+        };
+        w.name("kind").string(kind);
+        w.name("members").begin_array();
+        for m in self.recipe.members() {
+            w.string(m.as_str());
+        }
+        w.end_array().end_object();
+        w.name("schema").string(MemberName::Schema.as_str());
+        if self.structure {
+            w.name("structure").string(MemberName::Structure.as_str());
+        }
+        if self.samples {
+            w.name("samples").string(MemberName::Samples.as_str());
+        }
+        w.name("integrity").begin_object();
+        for (name, rec) in &self.integrity {
+            w.name(name.as_str()).begin_object();
+            w.name("sha256").string(&hex(&rec.sha256));
+            w.name("size").u64(rec.size);
+            w.end_object();
+        }
+        w.end_object().end_object();
+        w.finish()
+    }
+}
+
+/// §5.1: syntax is `InvalidManifest`, size and depth `LimitExceeded`.
+fn syntax_error(e: json::Error) -> Error {
+    let kind = match e.kind() {
+        json::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,
+        json::ErrorKind::InvalidJson => ErrorKind::InvalidManifest,
+    };
+    let message = format!("manifest is not valid JSON: {}", json::Message(e.reason));
+    Error::new(kind, message, manifest_at(None, e.offset))
+}
+
+fn manifest_at(path: Option<String>, offset: usize) -> Location {
+    let offset = u64::try_from(offset).unwrap_or(u64::MAX);
+    let mut at = Location::at(offset).in_member(MemberName::Manifest.as_str());
+    at.path = path;
+    at
+}
+
+fn field_error(e: &FieldError, hint: &str) -> Error {
+    let message = format!("{}: {}{hint}", e.path, e.problem);
+    Error::new(
+        ErrorKind::InvalidManifest,
+        message,
+        manifest_at(Some(e.path.clone()), e.offset),
+    )
+}
+
+/// §5.3: `format` then `format_version`, before anything version-specific.
+fn identity(root: &Cursor<'_, '_>) -> Result<(), Error> {
+    let plain = |e: FieldError| field_error(&e, "");
+    root.object().map_err(plain)?;
+    let format = root.field("format").map_err(plain)?;
+    if format.str().map_err(plain)? != FORMAT {
+        return Err(plain(format.error(Problem::Rule("format is not \"mlbundle\""))));
+    }
+    let version = root.field("format_version").map_err(plain)?;
+    let v = version.str().map_err(plain)?;
+    if v != FORMAT_VERSION {
+        let message = format!(
+            "unsupported mlbundle format version {} (this reader supports \"{FORMAT_VERSION}\")",
+            quote_version(v)
+        );
+        let at = manifest_at(Some(version.path()), version.value().offset);
+        return Err(Error::new(ErrorKind::UnsupportedFormatVersion, message, at));
+    }
+    Ok(())
+}
+
+/// §5.2, §5.4–§5.6: the version-specific members.
+fn typed(root: &Cursor<'_, '_>) -> Result<Manifest, FieldError> {
+    root.only_members(&[
+        "format",
+        "format_version",
+        "writer_version",
+        "recipe",
+        "schema",
+        "structure",
+        "samples",
+        "integrity",
+    ])?;
+    let wv = root.field("writer_version")?;
+    let writer_version = wv.str()?;
+    if !is_strict_version(writer_version) {
+        return Err(wv.error(Problem::Rule("writer_version is not a strict version string")));
+    }
+    let recipe = recipe(&root.field("recipe")?)?;
+    reference(&root.field("schema")?, MemberName::Schema)?;
+    let structure = root.opt_field("structure")?;
+    if let Some(s) = &structure {
+        reference(s, MemberName::Structure)?;
+    }
+    let samples = root.opt_field("samples")?;
+    if let Some(s) = &samples {
+        reference(s, MemberName::Samples)?;
+    }
+    let integrity = integrity(&root.field("integrity")?)?;
+    Ok(Manifest {
+        writer_version: String::from(writer_version),
+        recipe,
+        structure: structure.is_some(),
+        samples: samples.is_some(),
+        integrity,
+    })
+}
+
+fn reference(c: &Cursor<'_, '_>, name: MemberName) -> Result<(), FieldError> {
+    if c.str()? != name.as_str() {
+        return Err(c.error(Problem::Rule("reference does not name its member")));
+    }
+    Ok(())
+}
+
+/// §5.5.
+fn recipe(c: &Cursor<'_, '_>) -> Result<Recipe, FieldError> {
+    c.only_members(&["kind", "members"])?;
+    let kind = c.field("kind")?;
+    let members = c.field("members")?;
+    let list = members.array()?;
+    let mut names = [None; 2];
+    for (i, item) in members.items()?.enumerate() {
+        let name = MemberName::parse(item.str()?).filter(|n| n.is_model());
+        let name = name.ok_or_else(|| item.error(Problem::Rule("not a model member name")))?;
+        if let Some(slot) = names.get_mut(i) {
+            *slot = Some(name);
+        }
+    }
+    let recipe = match (kind.str()?, list.len(), names) {
+        ("standalone", 1, [Some(m), None]) => Recipe::Standalone(m),
+        ("composite", 2, [Some(MemberName::ModelSkops), Some(n)]) => Recipe::Composite(n),
+        ("standalone" | "composite", _, _) => {
+            return Err(members.error(Problem::Rule("members do not fit the recipe kind")));
+        }
+        _ => return Err(kind.error(Problem::Rule("kind is not \"standalone\" or \"composite\""))),
+    };
+    if !recipe.is_valid() {
+        return Err(members.error(Problem::Rule("members do not fit the recipe kind")));
+    }
+    Ok(recipe)
+}
+
+/// §5.6: names are non-manifest members, records are exactly `{sha256, size}`.
+fn integrity(c: &Cursor<'_, '_>) -> Result<BTreeMap<MemberName, IntegrityRecord>, FieldError> {
+    let mut out = BTreeMap::new();
+    for (name, rec) in c.members()? {
+        let member = MemberName::parse(name).filter(|n| *n != MemberName::Manifest);
+        let member =
+            member.ok_or_else(|| rec.error(Problem::Rule("integrity record for a name that is not a member")))?;
+        rec.only_members(&["sha256", "size"])?;
+        let sha = rec.field("sha256")?;
+        let sha256 = parse_hex(sha.str()?).ok_or_else(|| sha.error(Problem::Rule("not 64 lowercase hex digits")))?;
+        let size = rec.field("size")?.u64()?;
+        out.insert(member, IntegrityRecord { sha256, size });
+    }
+    Ok(out)
+}
+
+fn parse_hex(s: &str) -> Option<[u8; 32]> {
+    let bytes = s.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        let digit = |b: u8| match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            _ => None,
+        };
+        *o = (digit(*pair.first()?)? << 4) | digit(*pair.get(1)?)?;
+    }
+    Some(out)
+}

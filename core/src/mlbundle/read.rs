@@ -1,0 +1,129 @@
+//! `read_container`: the full container validation (`spec/mlbundle.md` §2–§8), in the order
+//! structure, limits, admission, manifest, agreement, members, integrity, JSON members.
+
+use super::admission::{Models, admit};
+use super::budget::check_budget;
+use super::declaration::{check_samples, check_schema, parse_member};
+use super::error::{Error, ErrorKind};
+use super::integrity::{check_agreement, check_integrity};
+use super::limits::{ArchiveLimits, Limit};
+use super::manifest::{IntegrityRecord, Manifest};
+use super::names::{MemberName, NAMES};
+use crate::Location;
+use crate::json::Value;
+use crate::zip::{Archive, Entry, read_member};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::vec::Vec;
+
+/// One member as the archive lists it (§12.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// The member.
+    pub name: MemberName,
+    /// ZIP method (0 stored, 8 deflated).
+    pub method: u16,
+    /// Compressed size.
+    pub compressed: u64,
+    /// Uncompressed size.
+    pub size: u64,
+    /// SHA-256 of the uncompressed bytes.
+    pub sha256: [u8; 32],
+}
+
+/// A validated bundle: the manifest, every member's original bytes (manifest included),
+/// the listing in fixed order, and the decoded schema and samples values.
+#[derive(Clone, Debug)]
+pub struct Container {
+    /// The validated manifest.
+    pub manifest: Manifest,
+    /// Original uncompressed bytes keyed by member, in fixed order.
+    pub members: BTreeMap<MemberName, Vec<u8>>,
+    /// Members in fixed order with sizes and digests.
+    pub listing: Vec<Listing>,
+    /// The validated `schema.json` value (§8.2).
+    pub schema: Value,
+    /// The validated `samples.json` value, when present (§8.3).
+    pub samples: Option<Value>,
+    /// The validated `structure.json` value, when present (§8.1).
+    pub structure: Option<Value>,
+}
+
+/// Reads and validates the bundle in `data` under `limits` (§2–§8). Never deserializes a
+/// model.
+pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, Error> {
+    let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
+    let max = limits.get(Limit::Archive);
+    if len > max {
+        let msg = format!("archive is larger than the {max}-byte limit");
+        return Err(Error::new(ErrorKind::LimitExceeded, msg, Location::at(max)));
+    }
+    let archive = Archive::parse(data, &NAMES, limits.get(Limit::Members))?;
+    let end = archive.directory.end;
+    let entry = |n: MemberName| archive.entry(n as usize);
+    let manifest_entry = entry(MemberName::Manifest).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidContainer,
+            "manifest.json is missing",
+            Location::at(end),
+        )
+    })?;
+    check_budget(&archive, limits)?;
+    let present = archive
+        .entries
+        .iter()
+        .filter_map(|e| MemberName::from_index(e.central.name));
+    let models: Models = admit(present, end)?;
+    let (manifest_bytes, manifest_sha) = read_one(data, manifest_entry)?;
+    let manifest = Manifest::parse(&manifest_bytes, limits)?;
+    check_agreement(&manifest, models, |n| entry(n).is_some())?;
+    let mut members = BTreeMap::new();
+    let mut listing = Vec::new();
+    listing.push(listed(MemberName::Manifest, manifest_entry, manifest_sha));
+    members.insert(MemberName::Manifest, manifest_bytes);
+    for name in super::names::ALL.into_iter().skip(1) {
+        if let Some(e) = entry(name) {
+            let (bytes, sha) = read_one(data, e)?;
+            listing.push(listed(name, e, sha));
+            members.insert(name, bytes);
+        }
+    }
+    let record = |n: MemberName| {
+        listing.iter().find(|l| l.name == n).map(|l| IntegrityRecord {
+            sha256: l.sha256,
+            size: l.size,
+        })
+    };
+    check_integrity(&manifest, record)?;
+    let json = |n: MemberName| members.get(&n).map(|b| parse_member(n, b, limits)).transpose();
+    let schema = json(MemberName::Schema)?
+        .ok_or_else(|| Error::new(ErrorKind::InvalidManifest, "schema.json is missing", Location::at(end)))?;
+    let structure = json(MemberName::Structure)?;
+    let samples = json(MemberName::Samples)?;
+    let inputs = check_schema(&schema)?;
+    if let Some(s) = &samples {
+        check_samples(s, inputs)?;
+    }
+    Ok(Container {
+        manifest,
+        members,
+        listing,
+        schema,
+        samples,
+        structure,
+    })
+}
+
+fn read_one(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Error> {
+    read_member(data, entry).map_err(Error::from)
+}
+
+fn listed(name: MemberName, e: &Entry, sha256: [u8; 32]) -> Listing {
+    Listing {
+        name,
+        method: e.central.method,
+        compressed: e.central.compressed,
+        size: e.central.uncompressed,
+        sha256,
+    }
+}

@@ -1,0 +1,38 @@
+//! Data descriptors in their four forms (`spec/mlbundle.md` §2.11).
+
+use super::bytes::{Fields, record};
+use super::central::CentralEntry;
+use super::error::{ZipError, ZipReason};
+
+/// Optional signature of a data descriptor.
+pub const DESCRIPTOR_SIG: u32 = 0x0807_4b50;
+
+/// Checks the descriptor of `entry` occupying exactly `len` bytes at `at` (§2.11): the
+/// length decides the form (12/16 for 32-bit sizes without/with signature, 20/24 for
+/// 64-bit sizes), the 64-bit forms are used exactly when the local header is ZIP64, and
+/// CRC-32 and both sizes equal the directory.
+pub fn check_descriptor(data: &[u8], at: u64, len: u64, zip64: bool, entry: &CentralEntry) -> Result<(), ZipError> {
+    let fail = ZipError::at(ZipReason::BadDescriptor, at).member(entry.name);
+    let (signed, wide) = match (len, zip64) {
+        (12, false) => (false, false),
+        (16, false) => (true, false),
+        (20, true) => (false, true),
+        (24, true) => (true, true),
+        _ => return Err(fail),
+    };
+    let f = Fields(record(data, at, len, ZipReason::BadDescriptor).map_err(|e| e.member(entry.name))?);
+    let base = if signed { 4 } else { 0 };
+    if signed && f.u32(0) != DESCRIPTOR_SIG {
+        return Err(fail);
+    }
+    let crc = f.u32(base);
+    let (c, u) = if wide {
+        (f.u64(base + 4), f.u64(base + 12))
+    } else {
+        (u64::from(f.u32(base + 4)), u64::from(f.u32(base + 8)))
+    };
+    if (crc, c, u) != (entry.crc32, entry.compressed, entry.uncompressed) {
+        return Err(fail);
+    }
+    Ok(())
+}

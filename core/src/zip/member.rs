@@ -1,0 +1,45 @@
+//! Reading one member's bytes after the whole archive was validated
+//! (`spec/mlbundle.md` §4): exact size, CRC-32 and SHA-256 in one pass.
+
+use super::archive::Entry;
+use super::error::{ZipError, ZipReason};
+use super::header::STORED;
+use crate::digest::ChunkDigest;
+use crate::inflate::{MAX_CHUNK, inflate_into};
+use alloc::vec::Vec;
+
+/// The member's uncompressed bytes and their SHA-256. The buffer is reserved with
+/// `try_reserve_exact` for the declared size (already checked against the caller's limits);
+/// deflated data goes through [`inflate_into`] (exact size, one byte of lookahead, complete
+/// stream, CRC-32 and SHA-256 in the same pass); stored data is copied in 64 KiB chunks
+/// through one [`ChunkDigest`].
+pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), ZipError> {
+    let fail = |r: ZipReason, off: u64| ZipError::at(r, off).member(entry.central.name);
+    let start = entry.local.data_start;
+    let input = super::bytes::record(data, start, entry.central.compressed, ZipReason::Overlap)
+        .map_err(|e| e.member(entry.central.name))?;
+    let size = usize::try_from(entry.central.uncompressed).map_err(|_| fail(ZipReason::OutOfMemory, start))?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(size)
+        .map_err(|_| fail(ZipReason::OutOfMemory, start))?;
+    if entry.central.method == STORED {
+        let mut digest = ChunkDigest::with_sha256();
+        for chunk in input.chunks(MAX_CHUNK) {
+            digest.update(chunk);
+            out.extend_from_slice(chunk);
+        }
+        let d = digest.finish();
+        if d.crc32 != entry.central.crc32 {
+            let reason = ZipReason::CrcMismatch {
+                expected: entry.central.crc32,
+                actual: d.crc32,
+            };
+            return Err(fail(reason, start.saturating_add(entry.central.compressed)));
+        }
+        return Ok((out, d.sha256.unwrap_or_default()));
+    }
+    out.resize(size, 0);
+    let digests = inflate_into(input, &mut out, Some(entry.central.crc32), true)
+        .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
+    Ok((out, digests.sha256.unwrap_or_default()))
+}

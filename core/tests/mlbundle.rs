@@ -1,0 +1,153 @@
+//! mlbundle v1 through the public API (`spec/mlbundle.md`): writer determinism and
+//! round trip, limits configuration, manifest rules, admission, agreement, integrity and
+//! the declaration contract. ZIP structure rules are in `zip.rs` and the corpus generator.
+
+use modelgate_core::mlbundle::{
+    ArchiveLimits, ErrorKind, Limit, Manifest, MemberName as N, Recipe, read_container, write_container,
+};
+use modelgate_core::mlbundle::{READER_VERSION, inspect};
+use std::collections::BTreeMap;
+
+const SCHEMA: &[u8] = br#"{"inputs":[{"name":"x","dtype":"float32"},{"name":"y","dtype":"int64"}]}"#;
+
+fn members(model: &[u8]) -> BTreeMap<N, Vec<u8>> {
+    let mut m = BTreeMap::new();
+    m.insert(N::ModelOnnx, model.to_vec());
+    m.insert(N::Schema, SCHEMA.to_vec());
+    m
+}
+
+fn standalone() -> Manifest {
+    Manifest::new(Recipe::Standalone(N::ModelOnnx), false, false)
+}
+
+fn bundle() -> Vec<u8> {
+    write_container(&standalone(), &members(b"onnx bytes"), &ArchiveLimits::DEFAULT).unwrap()
+}
+
+#[test]
+fn writer_round_trip_returns_original_bytes() {
+    let bytes = bundle();
+    let c = read_container(&bytes, &ArchiveLimits::DEFAULT).unwrap();
+    assert_eq!(c.members[&N::ModelOnnx], b"onnx bytes");
+    assert_eq!(c.members[&N::Schema], SCHEMA);
+    assert_eq!(c.manifest.recipe, Recipe::Standalone(N::ModelOnnx));
+    assert_eq!(c.manifest.writer_version, READER_VERSION);
+    let names: Vec<_> = c.listing.iter().map(|l| l.name).collect();
+    assert_eq!(names, [N::Manifest, N::ModelOnnx, N::Schema]);
+}
+
+#[test]
+fn writer_is_deterministic_and_pinned() {
+    let a = bundle();
+    assert_eq!(a, bundle());
+    // Fixed metadata (§10.2): version 20, no flags, deflate, time 0, date 1980-01-01.
+    assert_eq!(&a[..4], b"PK\x03\x04");
+    assert_eq!(&a[4..14], &[20, 0, 0, 0, 8, 0, 0, 0, 0x21, 0]);
+    assert_eq!(&a[a.len() - 22..a.len() - 18], b"PK\x05\x06");
+}
+
+#[test]
+fn writer_member_order_is_fixed() {
+    let mut m = members(b"m");
+    m.remove(&N::ModelOnnx);
+    m.insert(N::ModelSkops, b"skops".to_vec());
+    m.insert(N::ModelCbm, b"cbm".to_vec());
+    m.insert(N::Samples, br#"{"rows":[[1,2],[3,null]]}"#.to_vec());
+    m.insert(N::Structure, b"{}".to_vec());
+    let manifest = Manifest::new(Recipe::Composite(N::ModelCbm), true, true);
+    let bytes = write_container(&manifest, &m, &ArchiveLimits::DEFAULT).unwrap();
+    let view = inspect(&bytes, &ArchiveLimits::DEFAULT).unwrap();
+    let names: Vec<_> = view.members.iter().map(|l| l.name).collect();
+    assert_eq!(
+        names,
+        [
+            N::Manifest,
+            N::ModelSkops,
+            N::ModelCbm,
+            N::Schema,
+            N::Structure,
+            N::Samples
+        ]
+    );
+    assert!(view.samples.is_some());
+}
+
+#[test]
+fn limits_can_be_lowered_never_raised() {
+    let l = ArchiveLimits::DEFAULT;
+    assert_eq!(l.get(Limit::Members), 6);
+    assert_eq!(l.get(Limit::Archive), 512 << 20);
+    assert_eq!(l.get(Limit::UncompressedTotal), 1 << 30);
+    assert_eq!(l.get(Limit::Ratio), 200);
+    assert_eq!(l.get(Limit::Manifest), 8 << 20);
+    assert_eq!(l.get(Limit::Structure), 256 << 20);
+    assert_eq!(l.get(Limit::Schema), 16 << 20);
+    assert_eq!(l.get(Limit::Samples), 16 << 20);
+    assert_eq!(l.get(Limit::JsonDepth), 32);
+    assert!(l.with(Limit::Members, 7).is_err());
+    assert!(l.with(Limit::Members, 1).is_err());
+    assert!(l.with(Limit::Archive, (512 << 20) + 1).is_err());
+    assert!(l.with(Limit::Ratio, 201).is_err());
+    assert!(l.with(Limit::JsonDepth, 33).is_err());
+    assert_eq!(l.with(Limit::Members, 2).unwrap().get(Limit::Members), 2);
+    // Effective cap: the smaller of the specific and the general member cap (§3.2).
+    let low = l.with(Limit::Member, 100).unwrap();
+    assert_eq!(low.member_cap(N::Schema), 100);
+    assert_eq!(l.with(Limit::Schema, 10).unwrap().member_cap(N::Schema), 10);
+}
+
+#[test]
+fn lowered_member_count_rejects_bundle() {
+    let limits = ArchiveLimits::DEFAULT.with(Limit::Members, 2).unwrap();
+    let e = read_container(&bundle(), &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn lowered_archive_limit_rejects_before_parsing() {
+    let bytes = bundle();
+    let limits = ArchiveLimits::DEFAULT.with(Limit::Archive, 100).unwrap();
+    let e = read_container(&bytes, &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert_eq!(e.location.offset, Some(100));
+}
+
+#[test]
+fn writer_rejects_input_over_the_ratio() {
+    let limits = ArchiveLimits::DEFAULT.with(Limit::Ratio, 2).unwrap();
+    let e = write_container(&standalone(), &members(&[0u8; 10_000]), &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert_eq!(e.location.member.as_deref(), Some("model.onnx"));
+}
+
+#[test]
+fn writer_rejects_recipe_disagreement() {
+    let manifest = Manifest::new(Recipe::Standalone(N::ModelUbj), false, false);
+    let e = write_container(&manifest, &members(b"x"), &ArchiveLimits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidManifest);
+    assert_eq!(e.location.path.as_deref(), Some("manifest.recipe"));
+}
+
+#[test]
+fn writer_rejects_invalid_schema_json() {
+    let mut m = members(b"x");
+    m.insert(N::Schema, b"{\"inputs\":[}".to_vec());
+    let e = write_container(&standalone(), &m, &ArchiveLimits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidJson);
+    assert_eq!(e.location.member.as_deref(), Some("schema.json"));
+    assert_eq!(e.location.offset, Some(11));
+}
+
+#[test]
+fn writer_output_bounded_by_archive_budget() {
+    let limits = ArchiveLimits::DEFAULT.with(Limit::Archive, 1000).unwrap();
+    // 2000 bytes of runs compress far below the budget with RLE; noise does not.
+    let e = write_container(&standalone(), &members(&[7u8; 2000]), &limits);
+    assert!(e.is_ok(), "{e:?}");
+    let noise: Vec<u8> = (0..5000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let e = write_container(&standalone(), &members(&noise), &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+}
