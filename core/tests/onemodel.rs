@@ -1,0 +1,964 @@
+//! OneModel rules, one test per rule of `spec/onemodel.md`, each asserting the exact kind,
+//! location (header field or manifest path) and file offset.
+
+use modelgate_core::onemodel::writer::assemble;
+use modelgate_core::onemodel::*;
+
+fn read_err(file: &[u8]) -> Error {
+    read(file).expect_err("must be rejected")
+}
+
+/// A file from manifest text and data bytes.
+fn file(manifest: &str, data: &[u8]) -> Vec<u8> {
+    assemble(manifest.as_bytes(), data)
+}
+
+/// File offset of the first occurrence of `needle` in `manifest`.
+fn at(manifest: &str, needle: &str) -> u64 {
+    64 + manifest.find(needle).expect("needle in manifest") as u64
+}
+
+fn graph_manifest(graph: &str) -> String {
+    format!("{{\"ir_version\":9,\"opsets\":[{{\"version\":17}}],\"graph\":{graph}}}")
+}
+
+fn assert_path(e: &Error, kind: ErrorKind, path: &str, offset: u64) {
+    assert_eq!(
+        (e.kind, e.path.as_deref(), e.offset),
+        (kind, Some(path), Some(offset)),
+        "{e}"
+    );
+}
+
+fn assert_header(e: &Error, kind: ErrorKind, field: &str, offset: u64) {
+    assert_eq!((e.kind, e.field, e.offset), (kind, Some(field), Some(offset)), "{e}");
+}
+
+const EMPTY: &str = "{\"ir_version\":9,\"graph\":{}}";
+
+fn set_u64(f: &mut [u8], at: usize, v: u64) {
+    f[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+// ---- §1.1 header -------------------------------------------------------------------------
+
+#[test]
+fn minimal_file_is_valid() {
+    let bytes_m = file(EMPTY, &[]);
+    let m = read(&bytes_m).unwrap();
+    assert_eq!(m.ir_version, 9);
+    assert!(m.graph.nodes.is_empty());
+}
+
+#[test]
+fn magic_first_byte_is_protobuf_wire_type_7() {
+    assert_eq!(MAGIC[0] & 7, 7);
+    assert!(is_onemodel(&file(EMPTY, &[])));
+    assert!(!is_onemodel(&[0x08, 0x07]));
+}
+
+#[test]
+fn magic_mismatch_rejected() {
+    let mut f = file(EMPTY, &[]);
+    f[1] = b'X';
+    assert_header(&read_err(&f), ErrorKind::Malformed, "magic", 0);
+    assert_header(&read_err(&f[..0]), ErrorKind::Malformed, "magic", 0);
+    assert_header(&read_err(&MAGIC[..5]), ErrorKind::Malformed, "magic", 0);
+}
+
+#[test]
+fn truncated_header_rejected() {
+    let f = file(EMPTY, &[]);
+    assert_header(&read_err(&f[..40]), ErrorKind::OutOfRange, "header", 40);
+}
+
+#[test]
+fn format_version_2_unsupported() {
+    let mut f = file(EMPTY, &[]);
+    set_u64(&mut f, 8, 2);
+    assert_header(&read_err(&f), ErrorKind::Unsupported, "format_version", 8);
+}
+
+#[test]
+fn header_field_above_2_63_rejected() {
+    for (at, name) in [
+        (16, "manifest_length"),
+        (24, "data_offset"),
+        (32, "data_length"),
+        (40, "file_length"),
+    ] {
+        let mut f = file(EMPTY, &[]);
+        set_u64(&mut f, at, 1 << 63);
+        assert_header(&read_err(&f), ErrorKind::OutOfRange, name, at as u64);
+    }
+}
+
+#[test]
+fn reserved_byte_nonzero_rejected() {
+    let mut f = file(EMPTY, &[]);
+    f[57] = 1;
+    assert_header(&read_err(&f), ErrorKind::Malformed, "reserved", 57);
+}
+
+#[test]
+fn file_length_mismatch_rejected() {
+    let mut f = file(EMPTY, &[]);
+    f.push(0);
+    assert_header(&read_err(&f), ErrorKind::OutOfRange, "file_length", 40);
+    let f = file(EMPTY, &[1; 64]);
+    assert_header(&read_err(&f[..f.len() - 1]), ErrorKind::OutOfRange, "file_length", 40);
+}
+
+#[test]
+fn manifest_length_past_end_rejected() {
+    let mut f = file(EMPTY, &[]);
+    set_u64(&mut f, 16, 1000);
+    assert_header(&read_err(&f), ErrorKind::OutOfRange, "manifest_length", 16);
+}
+
+#[test]
+fn data_offset_not_aligned_manifest_end_rejected() {
+    let mut f = file(EMPTY, &[0; 64]);
+    set_u64(&mut f, 24, 192);
+    assert_header(&read_err(&f), ErrorKind::OutOfRange, "data_offset", 24);
+}
+
+#[test]
+fn data_length_mismatch_rejected() {
+    let mut f = file(EMPTY, &[0; 64]);
+    set_u64(&mut f, 32, 0);
+    assert_header(&read_err(&f), ErrorKind::OutOfRange, "data_length", 32);
+}
+
+#[test]
+fn manifest_over_size_limit_rejected() {
+    let f = file(EMPTY, &[]);
+    let limits = Limits {
+        max_manifest: 10,
+        ..Limits::DEFAULT
+    };
+    let e = read_with(&f, limits, [0, 0]).unwrap_err();
+    assert_header(&e, ErrorKind::LimitExceeded, "manifest_length", 16);
+}
+
+#[test]
+fn padding_nonzero_rejected() {
+    let mut f = file(EMPTY, &[]);
+    let end = 64 + EMPTY.len();
+    f[end + 2] = 7;
+    assert_header(&read_err(&f), ErrorKind::Malformed, "padding", end as u64 + 2);
+}
+
+// ---- §1.2 manifest JSON ----------------------------------------------------------------------
+
+#[test]
+fn manifest_json_syntax_rejected() {
+    let m = "{\"ir_version\":9,}";
+    assert_path(&read_err(&file(m, &[])), ErrorKind::Malformed, "manifest", at(m, "}"));
+}
+
+#[test]
+fn manifest_duplicate_member_rejected() {
+    let m = "{\"ir_version\":9,\"ir_version\":9,\"graph\":{}}";
+    assert_path(&read_err(&file(m, &[])), ErrorKind::Malformed, "manifest", 64 + 16);
+}
+
+#[test]
+fn manifest_json_depth_over_1024_rejected() {
+    let m = format!("{{\"x\":{}{}}}", "[".repeat(1024), "]".repeat(1024));
+    let e = read_err(&file(&m, &[]));
+    assert_path(&e, ErrorKind::LimitExceeded, "manifest", 64 + 5 + 1023);
+}
+
+#[test]
+fn manifest_not_an_object_rejected() {
+    assert_path(&read_err(&file("[]", &[])), ErrorKind::Malformed, "manifest", 64);
+}
+
+#[test]
+fn missing_graph_rejected() {
+    let m = "{\"ir_version\":9}";
+    assert_path(&read_err(&file(m, &[])), ErrorKind::Malformed, "manifest.graph", 64);
+}
+
+#[test]
+fn ir_version_fraction_rejected() {
+    let m = "{\"ir_version\":9.0,\"graph\":{}}";
+    assert_path(
+        &read_err(&file(m, &[])),
+        ErrorKind::Malformed,
+        "manifest.ir_version",
+        at(m, "9.0"),
+    );
+}
+
+#[test]
+fn ir_version_negative_out_of_range() {
+    let m = "{\"ir_version\":-1,\"graph\":{}}";
+    assert_path(
+        &read_err(&file(m, &[])),
+        ErrorKind::OutOfRange,
+        "manifest.ir_version",
+        at(m, "-1"),
+    );
+}
+
+#[test]
+fn int64_beyond_2_53_kept_exactly() {
+    let g = "{\"nodes\":[{\"op\":\"C\",\"outputs\":[\"y\"],\"attributes\":[{\"name\":\"v\",\"type\":2,\"value\":-9007199254740993}]}],\"outputs\":[{\"name\":\"y\"}]}";
+    let bytes_m = file(&graph_manifest(g), &[]);
+    let m = read(&bytes_m).unwrap();
+    assert_eq!(
+        m.graph.nodes[0].attributes[0].value,
+        Some(AttrValue::Int(-9007199254740993))
+    );
+}
+
+#[test]
+fn wrong_json_type_rejected() {
+    let m = "{\"ir_version\":9,\"producer_name\":null,\"graph\":{}}";
+    assert_path(
+        &read_err(&file(m, &[])),
+        ErrorKind::Malformed,
+        "manifest.producer_name",
+        at(m, "null"),
+    );
+}
+
+#[test]
+fn unknown_members_ignored() {
+    let m = "{\"ir_version\":9,\"future\":{\"x\":[1,2]},\"graph\":{\"later\":true}}";
+    assert!(read(&file(m, &[])).is_ok());
+}
+
+#[test]
+fn duplicate_opset_domain_rejected() {
+    let m = "{\"ir_version\":9,\"opsets\":[{\"version\":1},{\"domain\":\"ai.onnx\",\"version\":2}],\"graph\":{}}";
+    assert_path(
+        &read_err(&file(m, &[])),
+        ErrorKind::Malformed,
+        "manifest.opsets[1]",
+        at(m, "{\"domain"),
+    );
+}
+
+// ---- §2.4 attributes -----------------------------------------------------------------------
+
+fn attr_graph(attr: &str) -> String {
+    graph_manifest(&format!(
+        "{{\"nodes\":[{{\"op\":\"C\",\"outputs\":[\"y\"],\"attributes\":[{attr}]}}],\"outputs\":[{{\"name\":\"y\"}}]}}"
+    ))
+}
+
+#[test]
+fn float_attribute_is_bit_pattern() {
+    let m = attr_graph("{\"name\":\"f\",\"type\":6,\"value\":[1065353216,2143289345,2147483648]}");
+    let bytes_model = file(&m, &[]);
+    let model = read(&bytes_model).unwrap();
+    let Some(AttrValue::Floats(f)) = &model.graph.nodes[0].attributes[0].value else {
+        panic!()
+    };
+    assert_eq!(f32::from_bits(f[0]), 1.0);
+    assert_eq!(f[1], 0x7fc0_0001, "NaN payload survives");
+    assert_eq!(f32::from_bits(f[2]).to_bits(), (-0.0f32).to_bits());
+}
+
+#[test]
+fn float_attribute_above_u32_out_of_range() {
+    let m = attr_graph("{\"name\":\"f\",\"type\":1,\"value\":4294967296}");
+    let p = "manifest.graph.nodes[0].attributes[0].value";
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::OutOfRange,
+        p,
+        at(&m, "4294967296"),
+    );
+}
+
+#[test]
+fn float_attribute_decimal_rejected() {
+    let m = attr_graph("{\"name\":\"f\",\"type\":1,\"value\":1.5}");
+    let p = "manifest.graph.nodes[0].attributes[0].value";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Malformed, p, at(&m, "1.5"));
+}
+
+#[test]
+fn string_attribute_base64_decoded() {
+    let m = attr_graph("{\"name\":\"s\",\"type\":3,\"value\":\"AP8=\"}");
+    let bytes_model = file(&m, &[]);
+    let model = read(&bytes_model).unwrap();
+    assert_eq!(
+        model.graph.nodes[0].attributes[0].value,
+        Some(AttrValue::String(vec![0, 255]))
+    );
+}
+
+#[test]
+fn string_attribute_bad_base64_rejected() {
+    let m = attr_graph("{\"name\":\"s\",\"type\":3,\"value\":\"AP9=\"}");
+    let p = "manifest.graph.nodes[0].attributes[0].value";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Malformed, p, at(&m, "\"AP9="));
+}
+
+#[test]
+fn attribute_type_15_unsupported() {
+    let m = attr_graph("{\"name\":\"a\",\"type\":15,\"value\":1}");
+    let p = "manifest.graph.nodes[0].attributes[0].type";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Unsupported, p, at(&m, "15"));
+}
+
+#[test]
+fn attribute_type_0_rejected() {
+    let m = attr_graph("{\"name\":\"a\",\"type\":0,\"value\":1}");
+    let p = "manifest.graph.nodes[0].attributes[0].type";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Malformed, p, at(&m, "0,\"value"));
+}
+
+#[test]
+fn attribute_missing_value_rejected() {
+    let m = attr_graph("{\"name\":\"a\",\"type\":2}");
+    let p = "manifest.graph.nodes[0].attributes[0].value";
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::Malformed,
+        p,
+        at(&m, "{\"name\":\"a\""),
+    );
+}
+
+#[test]
+fn reference_attribute_with_value_rejected() {
+    let m = attr_graph("{\"name\":\"a\",\"type\":2,\"ref\":\"r\",\"value\":1}");
+    let p = "manifest.graph.nodes[0].attributes[0].value";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Malformed, p, at(&m, "1}]"));
+}
+
+#[test]
+fn attribute_value_wrong_shape_rejected() {
+    let m = attr_graph("{\"name\":\"a\",\"type\":7,\"value\":[1,\"2\"]}");
+    let p = "manifest.graph.nodes[0].attributes[0].value[1]";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Malformed, p, at(&m, "\"2\""));
+}
+
+// ---- §2.5 tensors ----------------------------------------------------------------------------
+
+fn init_graph(tensor: &str) -> String {
+    graph_manifest(&format!("{{\"initializers\":[{tensor}]}}"))
+}
+
+const INIT: &str = "manifest.graph.initializers[0]";
+
+#[test]
+fn tensor_is_a_view_of_the_file() {
+    let m = init_graph("{\"name\":\"w\",\"dtype\":1,\"dims\":[2,2],\"data\":{\"offset\":64,\"length\":16}}");
+    let mut data = vec![0u8; 80];
+    data[64..80].copy_from_slice(&[1; 16]);
+    let f = file(&m, &data);
+    let model = read(&f).unwrap();
+    let TensorData::Raw(bytes) = model.graph.initializers[0].data else {
+        panic!()
+    };
+    assert_eq!(bytes, &[1; 16]);
+    let start = bytes.as_ptr() as usize - f.as_ptr() as usize;
+    assert_eq!(
+        start,
+        f.len() - 16,
+        "zero-copy: the view points into the caller's bytes"
+    );
+    assert_eq!(start % 64, 0);
+}
+
+#[test]
+fn dtype_unknown_unsupported() {
+    for code in ["0", "29", "-1", "300"] {
+        let m = init_graph(&format!(
+            "{{\"dtype\":{code},\"dims\":[],\"data\":{{\"offset\":0,\"length\":0}}}}"
+        ));
+        let e = read_err(&file(&m, &[]));
+        assert_path(
+            &e,
+            ErrorKind::Unsupported,
+            &format!("{INIT}.dtype"),
+            at(&m, &format!(":{code},")) + 1,
+        );
+    }
+}
+
+#[test]
+fn negative_dim_out_of_range() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[2,-1],\"data\":{\"offset\":0,\"length\":0}}");
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::OutOfRange,
+        &format!("{INIT}.dims[1]"),
+        at(&m, "-1"),
+    );
+}
+
+#[test]
+fn element_count_2_60_limit_exceeded() {
+    let m = init_graph("{\"dtype\":2,\"dims\":[1073741824,1073741824],\"data\":{\"offset\":0,\"length\":0}}");
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::LimitExceeded,
+        &format!("{INIT}.dims"),
+        at(&m, "[1073"),
+    );
+}
+
+#[test]
+fn zero_dim_makes_count_zero() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[1152921504606846976,0],\"data\":{\"offset\":0,\"length\":0}}");
+    assert!(read(&file(&m, &[])).is_ok());
+}
+
+#[test]
+fn tensor_over_2_31_bytes_unsupported() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[536870912],\"data\":{\"offset\":0,\"length\":2147483648}}");
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::Unsupported,
+        &format!("{INIT}.data"),
+        at(&m, "{\"offset"),
+    );
+}
+
+#[test]
+fn length_disagrees_with_dims_out_of_range() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[3],\"data\":{\"offset\":0,\"length\":16}}");
+    let e = read_err(&file(&m, &[0; 16]));
+    assert_path(&e, ErrorKind::OutOfRange, &format!("{INIT}.data.length"), at(&m, "16"));
+}
+
+#[test]
+fn sub_byte_length_rounds_up() {
+    let m = init_graph("{\"dtype\":22,\"dims\":[3],\"data\":{\"offset\":0,\"length\":2}}");
+    assert!(read(&file(&m, &[0x21, 0x03])).is_ok());
+}
+
+#[test]
+fn offset_not_multiple_of_64_out_of_range() {
+    let m = init_graph("{\"dtype\":2,\"dims\":[1],\"data\":{\"offset\":1,\"length\":1}}");
+    let e = read_err(&file(&m, &[0; 64]));
+    assert_path(
+        &e,
+        ErrorKind::OutOfRange,
+        &format!("{INIT}.data.offset"),
+        at(&m, "1,\"length"),
+    );
+}
+
+#[test]
+fn range_past_data_region_out_of_range() {
+    let m = init_graph("{\"dtype\":2,\"dims\":[65],\"data\":{\"offset\":0,\"length\":65}}");
+    let e = read_err(&file(&m, &[0; 64]));
+    assert_path(
+        &e,
+        ErrorKind::OutOfRange,
+        &format!("{INIT}.data.offset"),
+        at(&m, "0,\"length"),
+    );
+}
+
+#[test]
+fn range_overflow_out_of_range() {
+    let m = init_graph("{\"dtype\":2,\"dims\":[1],\"data\":{\"offset\":9223372036854775744,\"length\":1}}");
+    let e = read_err(&file(&m, &[0; 64]));
+    assert_path(
+        &e,
+        ErrorKind::OutOfRange,
+        &format!("{INIT}.data.offset"),
+        at(&m, "9223"),
+    );
+}
+
+#[test]
+fn string_tensor_count_mismatch_out_of_range() {
+    let m = init_graph("{\"dtype\":8,\"dims\":[2],\"strings\":[\"YQ==\"]}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(&e, ErrorKind::OutOfRange, &format!("{INIT}.strings"), at(&m, "[\"YQ"));
+}
+
+#[test]
+fn string_tensor_with_data_rejected() {
+    let m = init_graph("{\"dtype\":8,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(&e, ErrorKind::Malformed, &format!("{INIT}.data"), at(&m, "{\"offset"));
+}
+
+#[test]
+fn numeric_tensor_with_strings_rejected() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[],\"strings\":[]}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(&e, ErrorKind::Malformed, &format!("{INIT}.strings"), at(&m, "[]}"));
+}
+
+#[test]
+fn sparse_indices_must_be_int64() {
+    let g = "{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":6,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[4]}]}";
+    let m = graph_manifest(g);
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.sparse_initializers[0].indices.dtype",
+        at(&m, "6,"),
+    );
+}
+
+// ---- §2.7 types and §3.2 nesting -------------------------------------------------------------
+
+fn typed_input(ty: &str) -> String {
+    graph_manifest(&format!("{{\"inputs\":[{{\"name\":\"x\",\"type\":{ty}}}]}}"))
+}
+
+#[test]
+fn type_kind_unknown_unsupported() {
+    let m = typed_input("{\"kind\":\"tuple\"}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Unsupported,
+        "manifest.graph.inputs[0].type.kind",
+        at(&m, "\"tuple"),
+    );
+}
+
+#[test]
+fn dim_with_value_and_param_rejected() {
+    let m = typed_input("{\"kind\":\"tensor\",\"elem_type\":1,\"shape\":[{\"value\":1,\"param\":\"N\"}]}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.inputs[0].type.shape[0].param",
+        at(&m, "\"N\""),
+    );
+}
+
+#[test]
+fn shape_absent_and_empty_differ() {
+    let m = typed_input("{\"kind\":\"tensor\",\"elem_type\":1}");
+    let bytes_a = file(&m, &[]);
+    let a = read(&bytes_a).unwrap();
+    let m = typed_input("{\"kind\":\"tensor\",\"elem_type\":1,\"shape\":[]}");
+    let bytes_b = file(&m, &[]);
+    let b = read(&bytes_b).unwrap();
+    assert_ne!(a.graph.inputs[0].ty, b.graph.inputs[0].ty);
+}
+
+fn nested_sequences(levels: usize) -> String {
+    let mut ty = String::from("{\"kind\":\"tensor\",\"elem_type\":1}");
+    for _ in 0..levels {
+        ty = format!("{{\"kind\":\"sequence\",\"elem\":{ty}}}");
+    }
+    ty
+}
+
+#[test]
+fn nesting_64_accepted() {
+    // Graph (1) + 63 types.
+    assert!(read(&file(&typed_input(&nested_sequences(62)), &[])).is_ok());
+}
+
+#[test]
+fn nesting_65_limit_exceeded() {
+    let m = typed_input(&nested_sequences(63));
+    let e = read_err(&file(&m, &[]));
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    let path = format!("manifest.graph.inputs[0].type{}", ".elem".repeat(63));
+    assert_path(&e, ErrorKind::LimitExceeded, &path, at(&m, "{\"kind\":\"tensor"));
+}
+
+#[test]
+fn nested_subgraphs_count_toward_nesting() {
+    let mut g = String::from("{}");
+    for _ in 0..64 {
+        g = format!("{{\"nodes\":[{{\"op\":\"If\",\"attributes\":[{{\"name\":\"b\",\"type\":5,\"value\":{g}}}]}}]}}");
+    }
+    let e = read_err(&file(&graph_manifest(&g), &[]));
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert!(e.path.unwrap().ends_with("attributes[0].value"));
+}
+
+// ---- §3.1 names ------------------------------------------------------------------------------
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> String {
+    let q = |v: &[&str]| v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(",");
+    format!(
+        "{{\"op\":\"{op}\",\"inputs\":[{}],\"outputs\":[{}]}}",
+        q(inputs),
+        q(outputs)
+    )
+}
+
+fn net(inputs: &[&str], nodes: &[String], outputs: &[&str]) -> String {
+    let names = |v: &[&str]| {
+        v.iter()
+            .map(|s| format!("{{\"name\":\"{s}\"}}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    graph_manifest(&format!(
+        "{{\"inputs\":[{}],\"outputs\":[{}],\"nodes\":[{}]}}",
+        names(inputs),
+        names(outputs),
+        nodes.join(",")
+    ))
+}
+
+#[test]
+fn name_defined_twice_rejected() {
+    let m = net(&["x"], &[node("Relu", &["x"], &["x"])], &["x"]);
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.nodes[0].outputs[0]",
+        at(&m, "\"x\"]}"),
+    );
+}
+
+#[test]
+fn initializer_attaches_to_input() {
+    let g = "{\"inputs\":[{\"name\":\"w\"}],\"initializers\":[{\"name\":\"w\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}}],\"outputs\":[{\"name\":\"w\"}]}";
+    assert!(read(&file(&graph_manifest(g), &[])).is_ok());
+}
+
+#[test]
+fn two_initializers_for_one_input_rejected() {
+    let t = "{\"name\":\"w\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}}";
+    let g = format!("{{\"inputs\":[{{\"name\":\"w\"}}],\"initializers\":[{t},{t}]}}");
+    let m = graph_manifest(&g);
+    let e = read_err(&file(&m, &[]));
+    let second = 64 + m.rfind("\"w\",\"dtype").unwrap() as u64;
+    assert_path(&e, ErrorKind::Malformed, "manifest.graph.initializers[1].name", second);
+}
+
+#[test]
+fn undefined_node_input_rejected() {
+    let m = net(&["x"], &[node("Add", &["x", "z"], &["y"])], &["y"]);
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.nodes[0].inputs[1]",
+        at(&m, "\"z\""),
+    );
+}
+
+#[test]
+fn empty_input_is_omitted_operand() {
+    let m = net(&["x"], &[node("Clip", &["x", "", ""], &["y"])], &["y"]);
+    assert!(read(&file(&m, &[])).is_ok());
+}
+
+#[test]
+fn undefined_graph_output_rejected() {
+    let m = net(&["x"], &[], &["q"]);
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.outputs[0].name",
+        at(&m, "\"q\""),
+    );
+}
+
+#[test]
+fn nodes_reordered_stably() {
+    let m = net(
+        &["x"],
+        &[
+            node("B", &["a"], &["b"]),
+            node("A", &["x"], &["a"]),
+            node("C", &["x"], &["c"]),
+        ],
+        &["b", "c"],
+    );
+    let bytes_model = file(&m, &[]);
+    let model = read(&bytes_model).unwrap();
+    let ops: Vec<_> = model.graph.nodes.iter().map(|n| n.op.as_str()).collect();
+    assert_eq!(ops, ["A", "B", "C"]);
+}
+
+#[test]
+fn nodes_in_order_keep_positions() {
+    let m = net(
+        &["x"],
+        &[
+            node("C", &["x"], &["c"]),
+            node("A", &["x"], &["a"]),
+            node("B", &["a", "c"], &["b"]),
+        ],
+        &["b"],
+    );
+    let bytes_model = file(&m, &[]);
+    let model = read(&bytes_model).unwrap();
+    let ops: Vec<_> = model.graph.nodes.iter().map(|n| n.op.as_str()).collect();
+    assert_eq!(ops, ["C", "A", "B"]);
+}
+
+#[test]
+fn cycle_rejected() {
+    let m = net(
+        &["x"],
+        &[node("A", &["x", "b"], &["a"]), node("B", &["a"], &["b"])],
+        &["b"],
+    );
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.nodes[0]",
+        at(&m, "{\"op\":\"A\""),
+    );
+}
+
+#[test]
+fn self_loop_rejected() {
+    let m = net(&[], &[node("A", &["a"], &["a"])], &["a"]);
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.nodes[0]",
+        at(&m, "{\"op\":\"A\""),
+    );
+}
+
+#[test]
+fn unknown_opset_domain_rejected() {
+    let m = net(
+        &["x"],
+        &["{\"op\":\"F\",\"domain\":\"com.x\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}".into()],
+        &["y"],
+    );
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.nodes[0].domain",
+        at(&m, "\"com.x\""),
+    );
+}
+
+#[test]
+fn subgraph_reads_enclosing_value_and_orders_its_node() {
+    // Node 0 (If) has a subgraph reading "a", which node 1 produces: node 1 must come first.
+    let sub = "{\"outputs\":[{\"name\":\"a\"}]}";
+    let if_node = format!(
+        "{{\"op\":\"If\",\"inputs\":[\"x\"],\"outputs\":[\"y\"],\"attributes\":[{{\"name\":\"then_branch\",\"type\":5,\"value\":{sub}}}]}}"
+    );
+    let m = net(&["x"], &[if_node, node("A", &["x"], &["a"])], &["y"]);
+    let bytes_model = file(&m, &[]);
+    let model = read(&bytes_model).unwrap();
+    let ops: Vec<_> = model.graph.nodes.iter().map(|n| n.op.as_str()).collect();
+    assert_eq!(ops, ["A", "If"]);
+}
+
+#[test]
+fn subgraph_undefined_name_rejected() {
+    let sub = "{\"outputs\":[{\"name\":\"nope\"}]}";
+    let if_node = format!(
+        "{{\"op\":\"If\",\"inputs\":[\"x\"],\"outputs\":[\"y\"],\"attributes\":[{{\"name\":\"g\",\"type\":5,\"value\":{sub}}}]}}"
+    );
+    let m = net(&["x"], &[if_node], &["y"]);
+    let e = read_err(&file(&m, &[]));
+    let p = "manifest.graph.nodes[0].attributes[0].value.outputs[0].name";
+    assert_path(&e, ErrorKind::Malformed, p, at(&m, "\"nope\""));
+}
+
+#[test]
+fn value_info_undefined_rejected() {
+    let g = "{\"inputs\":[{\"name\":\"x\"}],\"value_info\":[{\"name\":\"v\"}]}";
+    let m = graph_manifest(g);
+    let e = read_err(&file(&m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.graph.value_info[0].name",
+        at(&m, "\"v\""),
+    );
+}
+
+#[test]
+fn function_body_resolved_and_ordered() {
+    let m = "{\"ir_version\":9,\"opsets\":[{\"version\":17},{\"domain\":\"f\",\"version\":1}],\"graph\":{},\"functions\":[{\"name\":\"F\",\"domain\":\"f\",\"inputs\":[\"a\"],\"outputs\":[\"c\"],\"nodes\":[{\"op\":\"N\",\"inputs\":[\"b\"],\"outputs\":[\"c\"]},{\"op\":\"M\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]}]}]}";
+    let bytes_model = file(m, &[]);
+    let model = read(&bytes_model).unwrap();
+    let ops: Vec<_> = model.functions[0].nodes.iter().map(|n| n.op.as_str()).collect();
+    assert_eq!(ops, ["M", "N"]);
+}
+
+#[test]
+fn function_undefined_input_rejected() {
+    let m = "{\"ir_version\":9,\"opsets\":[{\"version\":17}],\"graph\":{},\"functions\":[{\"name\":\"F\",\"nodes\":[{\"op\":\"N\",\"inputs\":[\"zz\"]}]}]}";
+    let e = read_err(&file(m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.functions[0].nodes[0].inputs[0]",
+        at(m, "\"zz\""),
+    );
+}
+
+#[test]
+fn duplicate_function_rejected() {
+    let m = "{\"ir_version\":9,\"graph\":{},\"functions\":[{\"name\":\"F\"},{\"name\":\"F\"}]}";
+    let e = read_err(&file(m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.functions[1]",
+        64 + m.rfind("{\"name").unwrap() as u64,
+    );
+}
+
+// ---- §4 writer -------------------------------------------------------------------------------
+
+fn sample_model<'a>(w: &'a [u8], idx: &'a [u8]) -> Model<'a> {
+    let ty = Type {
+        denotation: String::new(),
+        kind: TypeKind::Tensor {
+            elem_type: 1,
+            shape: Some(vec![
+                Dim {
+                    value: DimValue::Value(3),
+                    denotation: String::new(),
+                },
+                Dim {
+                    value: DimValue::Param("N".into()),
+                    denotation: "BATCH".into(),
+                },
+            ]),
+        },
+    };
+    let tensor = |name: &str, dtype, dims: Vec<u64>, bytes: &'a [u8]| Tensor {
+        name: name.into(),
+        dtype,
+        dims,
+        data: TensorData::Raw(bytes),
+        ..Tensor::default()
+    };
+    let sub = Graph {
+        initializers: vec![tensor("k", 2, vec![3], &w[..3])],
+        outputs: vec![TypedName {
+            name: "x".into(),
+            ..TypedName::default()
+        }],
+        ..Graph::default()
+    };
+    Model {
+        ir_version: 10,
+        opsets: vec![OperatorSet {
+            domain: String::new(),
+            version: 21,
+        }],
+        producer_name: "test".into(),
+        model_version: -3,
+        metadata: vec![StringEntry {
+            key: "k".into(),
+            value: "v".into(),
+        }],
+        graph: Graph {
+            name: "g".into(),
+            initializers: vec![tensor("w", 1, vec![3], &w[..12])],
+            sparse_initializers: vec![SparseTensor {
+                values: tensor("s", 1, vec![1], &w[..4]),
+                indices: tensor("", 7, vec![1], idx),
+                dims: vec![5],
+            }],
+            inputs: vec![TypedName {
+                name: "x".into(),
+                ty: Some(ty),
+                ..TypedName::default()
+            }],
+            outputs: vec![TypedName {
+                name: "y".into(),
+                ..TypedName::default()
+            }],
+            nodes: vec![Node {
+                op: "If".into(),
+                inputs: vec!["x".into(), "w".into(), "s".into()],
+                outputs: vec!["y".into()],
+                attributes: vec![
+                    Attribute {
+                        name: "f".into(),
+                        ty: 1,
+                        value: Some(AttrValue::Float(0x7fc0_0001)),
+                        ..Attribute::default()
+                    },
+                    Attribute {
+                        name: "g".into(),
+                        ty: 5,
+                        value: Some(AttrValue::Graph(Box::new(sub))),
+                        ..Attribute::default()
+                    },
+                    Attribute {
+                        name: "t".into(),
+                        ty: 4,
+                        value: Some(AttrValue::Tensor(Tensor {
+                            dtype: 8,
+                            dims: vec![2],
+                            data: TensorData::Strings(vec![b"a".to_vec(), vec![0xff]]),
+                            ..Tensor::default()
+                        })),
+                        ..Attribute::default()
+                    },
+                ],
+                ..Node::default()
+            }],
+            ..Graph::default()
+        },
+        ..Model::default()
+    }
+}
+
+#[test]
+fn writer_round_trip_is_identity() {
+    let w: Vec<u8> = (0..16).collect();
+    let idx = 2u64.to_le_bytes();
+    let model = sample_model(&w, &idx);
+    let bytes = write(&model).unwrap();
+    let back = read(&bytes).unwrap();
+    assert_eq!(back, model);
+    assert_eq!(write(&back).unwrap(), bytes, "same model, same bytes");
+}
+
+#[test]
+fn writer_places_tensors_at_64_byte_multiples_in_data_order() {
+    let w: Vec<u8> = (0..16).collect();
+    let idx = 2u64.to_le_bytes();
+    let bytes = write(&sample_model(&w, &idx)).unwrap();
+    let h = header::read(&bytes, u64::MAX).unwrap();
+    assert_eq!(h.data_offset % 64, 0);
+    // Initializer w, sparse values s, sparse indices, then the subgraph's k.
+    let d = h.data_offset as usize;
+    assert_eq!(&bytes[d..d + 12], &w[..12]);
+    assert_eq!(&bytes[d + 64..d + 68], &w[..4]);
+    assert_eq!(&bytes[d + 128..d + 136], &idx);
+    assert_eq!(&bytes[d + 192..d + 195], &w[..3]);
+    assert_eq!(h.data_length, 195);
+    assert!(bytes[d + 12..d + 64].iter().all(|&b| b == 0));
+    let manifest = std::str::from_utf8(&bytes[64..64 + h.manifest_length as usize]).unwrap();
+    assert!(!manifest.contains(' ') && !manifest.contains('\n'));
+}
+
+#[test]
+fn writer_rejects_bytes_disagreeing_with_dims() {
+    let w = [0u8; 5];
+    let model = Model {
+        graph: Graph {
+            initializers: vec![Tensor {
+                dtype: 1,
+                dims: vec![2],
+                data: TensorData::Raw(&w),
+                ..Tensor::default()
+            }],
+            ..Graph::default()
+        },
+        ..Model::default()
+    };
+    assert_eq!(write(&model).unwrap_err().kind, ErrorKind::OutOfRange);
+}
