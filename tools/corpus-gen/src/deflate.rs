@@ -6,7 +6,8 @@
 //! Also home of the hand-assembled deflate streams (stored, fixed and dynamic blocks,
 //! valid or not, RFC 1951) that `gzip.rs` reuses.
 
-use crate::CorpusFile;
+use crate::{CorpusFile, Expect};
+use Expect::{Reject, Valid};
 use modelgate_core::digest::ChunkDigest;
 use modelgate_core::inflate::{FrameError, InflateReason, InflateReason as R, check_frame, deflate, write_frame};
 
@@ -16,43 +17,8 @@ pub const LIMIT: u64 = 256 * 1024 * 1024;
 /// Length of the frame header (`spec/inflate.md` §6.1); engine offsets move by it (§6.3).
 const H: u64 = 12;
 
-/// What a case must give.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
-    /// Accepted.
-    Valid,
-    /// Rejected for this reason at this absolute byte offset of the frame file.
-    Reject(InflateReason, u64),
-}
-
-use Expect::{Reject, Valid};
-
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `deflate/<Expected>-<case>.deflate`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match self.expect {
-            Valid => "valid",
-            Reject(reason, offset) => FrameError { reason, offset }.kind(),
-        };
-        CorpusFile {
-            path: format!("deflate/{kind}-{}.deflate", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
-    }
-}
-
 /// The outcome the library gives for `bytes` as `modelgate check` checks a `.deflate` file.
-pub fn outcome(bytes: &[u8]) -> Expect {
+pub fn outcome(bytes: &[u8]) -> Expect<InflateReason> {
     match check_frame(bytes, LIMIT) {
         Ok(_) => Valid,
         Err(e) => Reject(e.reason, e.offset),
@@ -564,28 +530,8 @@ fn fixed_symbol(symbol: usize) -> Vec<u8> {
     s.finish()
 }
 
-macro_rules! cases {
-    ($($name:ident : $bytes:expr => $expect:expr;)*) => {
-        /// Every `.deflate` corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$(Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let bytes: Vec<u8> = Vec::from($bytes);
-                    assert_eq!(outcome(&bytes), $expect);
-                }
-            )*
-        }
-    };
-}
-
 cases! {
+    reason: InflateReason;
     // §2.1 empty streams in each block type; padding bits after the final block.
     empty_fixed_block: write_frame(b"").expect("writer") => Valid;
     empty_stored_block: frame(0, 0, &stored_block(true, b"")) => Valid;
@@ -737,7 +683,14 @@ cases! {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    cases().iter().map(Case::file).collect()
+    cases()
+        .iter()
+        .map(|c| {
+            c.file("deflate", "deflate", |reason, offset| {
+                FrameError { reason, offset }.kind()
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -809,7 +762,7 @@ mod tests {
     /// under the same rules as `check_frame` (`spec/inflate.md` §2.8: offsets do not
     /// depend on how the stream is split). Frames rejected before decoding are left to
     /// `outcome`.
-    fn outcome_bytewise(bytes: &[u8]) -> Expect {
+    fn outcome_bytewise(bytes: &[u8]) -> Expect<InflateReason> {
         let Some((header, stream)) = bytes.split_at_checked(12) else {
             return outcome(bytes);
         };

@@ -4,8 +4,9 @@
 //! the reason and absolute byte offset) that the tests below assert through
 //! `modelgate_core::gzip::gunzip`.
 
-use crate::CorpusFile;
 use crate::deflate::{SHORT, Stream, crc32, long_text, multi_block, ring_wrap, written};
+use crate::{CorpusFile, Expect};
+use Expect::{Reject, Valid};
 use modelgate_core::digest::ChunkDigest;
 use modelgate_core::gzip::{GzipError, GzipReason, GzipReason as R, gunzip, write_gzip};
 use modelgate_core::inflate::InflateReason as I;
@@ -14,43 +15,8 @@ use std::sync::OnceLock;
 /// Largest total output `modelgate check` accepts for a `.gz` file (256 MiB).
 pub const LIMIT: u64 = 256 * 1024 * 1024;
 
-/// What a case must give.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
-    /// Accepted.
-    Valid,
-    /// Rejected for this reason at this absolute byte offset of the gzip input.
-    Reject(GzipReason, u64),
-}
-
-use Expect::{Reject, Valid};
-
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `gzip/<Expected>-<case>.gz`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match self.expect {
-            Valid => "valid",
-            Reject(reason, offset) => GzipError::new(reason, offset).kind(),
-        };
-        CorpusFile {
-            path: format!("gzip/{kind}-{}.gz", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
-    }
-}
-
 /// The outcome the library gives for `bytes` as `modelgate check` checks a `.gz` file.
-pub fn outcome(bytes: &[u8]) -> Expect {
+pub fn outcome(bytes: &[u8]) -> Expect<GzipReason> {
     match gunzip(bytes, LIMIT, |_| {}) {
         Ok(_) => Valid,
         Err(e) => Reject(e.reason, e.offset),
@@ -241,28 +207,8 @@ fn bomb() -> &'static Bomb {
     })
 }
 
-macro_rules! cases {
-    ($($name:ident : $bytes:expr => $expect:expr;)*) => {
-        /// Every gzip corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$(Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let bytes: Vec<u8> = Vec::from($bytes);
-                    assert_eq!(outcome(&bytes), $expect);
-                }
-            )*
-        }
-    };
-}
-
 cases! {
+    reason: GzipReason;
     // §5.13, §5.1: the writer's member; any MTIME, every allowed XFL, OS and FTEXT.
     one_member: w() => Valid;
     empty_member: plain(b"") => Valid;
@@ -368,7 +314,10 @@ cases! {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    cases().iter().map(Case::file).collect()
+    cases()
+        .iter()
+        .map(|c| c.file("gzip", "gz", |r, at| GzipError::new(r, at).kind()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -406,7 +355,7 @@ mod tests {
 
     /// The outcome when the input is fed one byte at a time (`spec/inflate.md` §5.12:
     /// the same as `gunzip` over the whole slice).
-    fn outcome_bytewise(bytes: &[u8]) -> Expect {
+    fn outcome_bytewise(bytes: &[u8]) -> Expect<GzipReason> {
         let mut decoder = GzipDecoder::new(LIMIT);
         let result = bytes
             .chunks(1)

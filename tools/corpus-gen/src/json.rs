@@ -2,49 +2,15 @@
 //! and carrying the exact outcome (`valid`, or the reason and byte offset) that the tests
 //! below assert through `modelgate_core::json`.
 
-use crate::CorpusFile;
+use crate::{CorpusFile, Expect};
+use Expect::{Reject, Valid};
 use modelgate_core::json::{Expected as E, Limits, Reason, Reason as R, Utf8Problem as U};
 
-/// What a case must give.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
-    /// Accepted.
-    Valid,
-    /// Rejected for this reason at this byte offset.
-    Reject(Reason, usize),
-}
-
-use Expect::{Reject, Valid};
-
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `json/<Expected>-<case>.json`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match self.expect {
-            Valid => "valid",
-            Reject(r, _) => r.kind().name(),
-        };
-        CorpusFile {
-            path: format!("json/{kind}-{}.json", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
-    }
-}
-
 /// The outcome the library gives for `bytes` under the `.json` check limits.
-pub fn outcome(bytes: &[u8]) -> Expect {
+pub fn outcome(bytes: &[u8]) -> Expect<Reason> {
     match modelgate_core::json::validate(bytes, Limits::DEFAULT) {
         Ok(()) => Valid,
-        Err(e) => Reject(e.reason, e.offset),
+        Err(e) => Reject(e.reason, e.offset as u64),
     }
 }
 
@@ -69,28 +35,8 @@ fn wide_object(n: usize, extra: &str) -> Vec<u8> {
     s.into_bytes()
 }
 
-macro_rules! cases {
-    ($($name:ident : $bytes:expr => $expect:expr;)*) => {
-        /// Every JSON corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$(Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let bytes: Vec<u8> = Vec::from($bytes);
-                    assert_eq!(outcome(&bytes), $expect);
-                }
-            )*
-        }
-    };
-}
-
 cases! {
+    reason: Reason;
     // §2 grammar: every value type at the top level.
     empty_object: "{}" => Valid;
     empty_array: "[]" => Valid;
@@ -238,9 +184,9 @@ cases! {
     duplicate_name_not_adjacent: "{\"a\":1,\"b\":2,\"c\":3,\"a\":4}" => Reject(R::DuplicateName, 19);
     duplicate_name_after_nested_object: "{\"a\":{\"a\":1},\"a\":2}" => Reject(R::DuplicateName, 13);
     // The duplicate's opening quote follows the comma that `wide_object` inserts `extra` at.
-    duplicate_name_in_hashed_object: wide_object(40, ",\"k7\":0") => Reject(R::DuplicateName, wide_object(40, "").len());
-    duplicate_name_at_switch_to_hashing: wide_object(16, ",\"k0\":0") => Reject(R::DuplicateName, wide_object(16, "").len());
-    duplicate_name_escaped_in_hashed_object: wide_object(300, ",\"k\\u0032\\u0039\\u0039\":0") => Reject(R::DuplicateName, wide_object(300, "").len());
+    duplicate_name_in_hashed_object: wide_object(40, ",\"k7\":0") => Reject(R::DuplicateName, wide_object(40, "").len() as u64);
+    duplicate_name_at_switch_to_hashing: wide_object(16, ",\"k0\":0") => Reject(R::DuplicateName, wide_object(16, "").len() as u64);
+    duplicate_name_escaped_in_hashed_object: wide_object(300, ",\"k\\u0032\\u0039\\u0039\":0") => Reject(R::DuplicateName, wide_object(300, "").len() as u64);
     // §6 limits.
     depth_1025_arrays: nest("[", "]", 1025, "") => Reject(R::TooDeep, 1024);
     depth_1025_objects: nest("{\"a\":", "}", 1024, "{}") => Reject(R::TooDeep, 1024 * 5);
@@ -249,7 +195,10 @@ cases! {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    cases().iter().map(Case::file).collect()
+    cases()
+        .iter()
+        .map(|c| c.file("json", "json", |r, _| r.kind().name()))
+        .collect()
 }
 
 #[cfg(test)]

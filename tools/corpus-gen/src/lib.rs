@@ -5,6 +5,29 @@
 //! (kind, reason and byte offset) of every case through the library, so a corpus file
 //! can never silently pass for the wrong reason.
 
+/// Defines a module's case table: `pub fn cases()` and, under `cfg(test)`, one test per
+/// case, named for it, asserting that the module's `outcome` gives exactly the expectation.
+macro_rules! cases {
+    (reason: $reason:ty; $($name:ident : $bytes:expr => $expect:expr;)*) => {
+        /// Every corpus case of this module.
+        pub fn cases() -> Vec<$crate::Case<$reason>> {
+            vec![$($crate::Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
+        }
+
+        #[cfg(test)]
+        mod named {
+            use super::*;
+            $(
+                #[test]
+                fn $name() {
+                    let bytes: Vec<u8> = Vec::from($bytes);
+                    assert_eq!(outcome(&bytes), $expect);
+                }
+            )*
+        }
+    };
+}
+
 pub mod deflate;
 pub mod gzip;
 pub mod json;
@@ -20,6 +43,39 @@ pub struct CorpusFile {
     pub path: String,
     /// The exact bytes.
     pub bytes: Vec<u8>,
+}
+
+/// What a case must give: accepted, or rejected for a precise reason `R` at a byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect<R> {
+    /// Accepted.
+    Valid,
+    /// Rejected for this reason at this byte offset.
+    Reject(R, u64),
+}
+
+/// One corpus case: a rule name, the file's bytes and the exact outcome.
+pub struct Case<R> {
+    /// Rule name, snake case; the file name uses it with dashes.
+    pub name: &'static str,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// The exact outcome.
+    pub expect: Expect<R>,
+}
+
+impl<R: Copy> Case<R> {
+    /// `<folder>/<Expected>-<case>.<ext>`, the kind named by `kind` for a rejection.
+    pub fn file(&self, folder: &str, ext: &str, kind: fn(R, u64) -> &'static str) -> CorpusFile {
+        let expected = match self.expect {
+            Expect::Valid => "valid",
+            Expect::Reject(reason, offset) => kind(reason, offset),
+        };
+        CorpusFile {
+            path: format!("{folder}/{expected}-{}.{ext}", self.name.replace('_', "-")),
+            bytes: self.bytes.clone(),
+        }
+    }
 }
 
 /// Every generated file, sorted by path.
