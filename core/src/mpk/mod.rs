@@ -1,1 +1,47 @@
-//! Placeholder: filled in by issue 5.
+//! MPK model packages (`.tar.gz`): classification, required content, the pipeline and
+//! the MPK contract, over the shared tar reader and path rules (`spec/mpk.md`; seed
+//! `003_13e50cfb7014c149.txt`).
+//!
+//! - [`error`]: the five taxonomy keys and [`MpkError`] (§5).
+//! - [`limits`]: [`MpkLimits`] (§4).
+//! - [`classify`]: `*.json` → `etc/`, `*.so` → `lib/`, `*.elf` → `share/` (§3.2).
+//! - [`registry`]: the closed (processor, kernel) registry (§3.6).
+//! - [`pipeline`]: `pipeline_sequence.json` (§3.4, §3.5).
+//! - [`contract`]: `mpk.json` / `*_mpk.json` (§3.7).
+//! - [`package`]: the entry-by-entry check and the whole-package rules (§3.1, §3.3).
+//! - [`read`]: [`MpkReader`], gzip → tar → check → [`Sink`] (§6.2).
+
+pub mod classify;
+pub mod contract;
+pub mod error;
+pub mod limits;
+pub mod package;
+pub mod pipeline;
+pub mod read;
+pub mod registry;
+
+pub use classify::{Class, classify};
+pub use contract::{Contract, ContractStage};
+pub use error::{MpkError, MpkKind};
+pub use limits::MpkLimits;
+pub use package::{Decision, Package, PackageCheck, PackageFile};
+pub use pipeline::{Pipeline, Stage};
+pub use read::{Failure, MpkReader, NullSink, Sink, check_tar_gz};
+pub use registry::Registry;
+
+/// Corpus format name (CONVENTIONS.md).
+pub const MPK_FORMAT: &str = "mpk";
+
+/// The extension rule (`spec/mpk.md` §3.0): the file name ends in exactly lowercase
+/// `.tar.gz` after a non-empty stem. `.mpk`, `.tgz`, `.tar`, bare `.gz` and any case
+/// variant are `invalid_archive`, decided before any byte is read.
+pub fn check_extension(file_name: &str) -> Result<(), MpkError> {
+    match file_name.strip_suffix(".tar.gz") {
+        Some(stem) if !stem.is_empty() => Ok(()),
+        _ => Err(MpkError::new(
+            MpkKind::InvalidArchive,
+            "package file name must end in .tar.gz",
+            crate::Location::NONE,
+        )),
+    }
+}

@@ -1,0 +1,154 @@
+//! The MPK error taxonomy (`spec/mpk.md` §5): five keys, every message starting with its
+//! key, every error with a location.
+
+use crate::Location;
+use crate::archive_path::PathError;
+use crate::gzip::GzipError;
+use crate::json::FieldError;
+use crate::report::Rejection;
+use crate::tar::TarError;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
+
+/// The five taxonomy keys of the seed ("Error Taxonomy"; `spec/mpk.md` §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MpkKind {
+    /// Not a well-formed package: extension, gzip, tar, entry types, classes, duplicates.
+    InvalidArchive,
+    /// A path that could escape the root, a link entry, invalid UTF-8 in a path.
+    PathTraversal,
+    /// JSON syntax, duplicate keys, depth and every contract rule.
+    SchemaError,
+    /// An MPK contract version this reader does not support.
+    UnsupportedVersion,
+    /// A configured size or count limit.
+    SizeLimitExceeded,
+}
+
+impl MpkKind {
+    /// The exact key (CONVENTIONS.md error table).
+    pub fn key(self) -> &'static str {
+        match self {
+            MpkKind::InvalidArchive => "invalid_archive",
+            MpkKind::PathTraversal => "path_traversal",
+            MpkKind::SchemaError => "schema_error",
+            MpkKind::UnsupportedVersion => "unsupported_version",
+            MpkKind::SizeLimitExceeded => "size_limit_exceeded",
+        }
+    }
+
+    /// Every key, for the format registry.
+    pub const KEYS: [&'static str; 5] = [
+        "invalid_archive",
+        "path_traversal",
+        "schema_error",
+        "unsupported_version",
+        "size_limit_exceeded",
+    ];
+}
+
+/// A rejected package: its kind, a message without its key (see [`fmt::Display`], which
+/// starts with the key) and where (`spec/mpk.md` §5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MpkError {
+    /// The taxonomy key.
+    pub kind: MpkKind,
+    /// What is wrong, never echoing file contents.
+    pub detail: String,
+    /// Entry name (`member`), JSON path and byte offset, where known.
+    pub location: Location,
+}
+
+impl MpkError {
+    /// An error of `kind` with `detail` at `location`.
+    pub fn new(kind: MpkKind, detail: impl Into<String>, location: Location) -> Self {
+        MpkError {
+            kind,
+            detail: detail.into(),
+            location,
+        }
+    }
+
+    /// The public message: `<key>: <detail>` (seed: messages include the key).
+    pub fn message(&self) -> String {
+        format!("{}: {}", self.kind.key(), self.detail)
+    }
+
+    /// The gzip layer failed (`spec/mpk.md` §5.2): `size_limit_exceeded` for the output
+    /// bound, else `invalid_archive`; the offset is in the compressed file.
+    pub fn from_gzip(e: &GzipError) -> Self {
+        let kind = if e.kind() == "LimitExceeded" {
+            MpkKind::SizeLimitExceeded
+        } else {
+            MpkKind::InvalidArchive
+        };
+        MpkError::new(kind, format!("gzip: {}", e.reason), Location::at(e.offset))
+    }
+
+    /// The tar layer failed (`spec/mpk.md` §5.2); the offset is in the tar stream.
+    pub fn from_tar(e: &TarError) -> Self {
+        let kind = if e.reason.is_limit() {
+            MpkKind::SizeLimitExceeded
+        } else {
+            MpkKind::InvalidArchive
+        };
+        let mut location = Location::at(e.offset);
+        location.member.clone_from(&e.entry);
+        MpkError::new(kind, format!("tar: {}", e.reason), location)
+    }
+
+    /// An entry path failed `spec/mpk.md` §2 (§5.2): traversal-class rules are
+    /// `path_traversal`, the rest `invalid_archive`.
+    pub fn from_path(e: &PathError, entry: &str, header_offset: u64) -> Self {
+        let kind = if e.reason.is_traversal() {
+            MpkKind::PathTraversal
+        } else {
+            MpkKind::InvalidArchive
+        };
+        let detail = format!("{} (path byte {})", e.reason, e.offset);
+        MpkError::new(kind, detail, Location::at(header_offset).in_member(entry))
+    }
+
+    /// A JSON document of the package failed strict parsing (§3.1): depth is
+    /// `schema_error` like every other JSON failure (CONVENTIONS.md MPK mapping).
+    pub fn from_json(e: &crate::json::Error, member: &str) -> Self {
+        let detail = format!("invalid JSON: {}", crate::json::Message(e.reason));
+        MpkError::new(
+            MpkKind::SchemaError,
+            detail,
+            Location::at(u64::try_from(e.offset).unwrap_or(u64::MAX)).in_member(member),
+        )
+    }
+
+    /// A typed read failed in a JSON document (§3).
+    pub fn from_field(e: &FieldError, member: &str) -> Self {
+        MpkError::new(
+            MpkKind::SchemaError,
+            e.problem.to_string(),
+            Location::path(e.path.clone(), u64::try_from(e.offset).unwrap_or(u64::MAX)).in_member(member),
+        )
+    }
+
+    /// The format-independent rejection `modelgate check` prints as `KIND: message`.
+    pub fn rejection(&self) -> Rejection {
+        Rejection {
+            kind: self.kind.key(),
+            message: self.detail.clone(),
+            location: self.location.clone(),
+        }
+    }
+}
+
+impl fmt::Display for MpkError {
+    /// `<key>: <detail> (<location>)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.key(), self.detail)?;
+        if !self.location.is_none() {
+            write!(f, " ({})", self.location)?;
+        }
+        Ok(())
+    }
+}
+
+impl core::error::Error for MpkError {}
