@@ -77,6 +77,11 @@ pub struct Digests {
     pub len: u64,
 }
 
+/// CRC-32 of one byte slice, for callers that have the whole input.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
 /// SHA-256 of one byte slice, for callers that have the whole input.
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()

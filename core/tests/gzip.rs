@@ -4,30 +4,16 @@
 //! requires the identical result.
 
 use modelgate_core::Location;
-use modelgate_core::digest::{ChunkDigest, Digests};
+use modelgate_core::digest::Digests;
 use modelgate_core::gzip::trailer::Trailer;
 use modelgate_core::gzip::{GzStep, GzipDecoder, GzipError, GzipReason, GzipSummary, gunzip, write_gzip};
 use modelgate_core::inflate::{InflateReason, MAX_CHUNK, deflate};
 
+mod common;
+use common::pseudorandom;
+use modelgate_core::digest::crc32;
+
 // ---------------------------------------------------------------- helpers
-
-fn pseudorandom(len: usize, mut seed: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        out.extend_from_slice(&seed.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut d = ChunkDigest::crc_only();
-    d.update(data);
-    d.crc32()
-}
 
 const FTEXT: u8 = 1;
 const FHCRC: u8 = 2;

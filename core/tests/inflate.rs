@@ -9,26 +9,11 @@ use modelgate_core::inflate::{
     check_frame, deflate, inflate_exact, inflate_into, inflate_to_vec, write_frame,
 };
 
+mod common;
+use common::pseudorandom;
+use modelgate_core::digest::crc32;
+
 // ---------------------------------------------------------------- helpers
-
-/// Tiny deterministic PRNG (xorshift64) for pseudorandom test data.
-fn pseudorandom(len: usize, mut seed: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        out.extend_from_slice(&seed.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut d = ChunkDigest::crc_only();
-    d.update(data);
-    d.crc32()
-}
 
 /// One stored block (RFC 1951 §3.2.4), byte aligned; `data` at most 65535 bytes.
 fn stored(data: &[u8], last: bool) -> Vec<u8> {

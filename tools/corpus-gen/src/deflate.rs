@@ -7,8 +7,8 @@
 //! valid or not, RFC 1951) that `gzip.rs` reuses.
 
 use crate::{CorpusFile, Expect};
+pub use modelgate_core::digest::crc32;
 use Expect::{Reject, Valid};
-use modelgate_core::digest::ChunkDigest;
 use modelgate_core::inflate::{FrameError, InflateReason, InflateReason as R, check_frame, deflate, write_frame};
 
 /// Largest declared size `modelgate check` accepts for a frame (256 MiB).
@@ -26,13 +26,6 @@ pub fn outcome(bytes: &[u8]) -> Expect<InflateReason> {
 }
 
 // ------------------------------------------------------------ shared stream builders
-
-/// CRC-32 of `data`.
-pub fn crc32(data: &[u8]) -> u32 {
-    let mut d = ChunkDigest::crc_only();
-    d.update(data);
-    d.crc32()
-}
 
 /// Fixed-seed xorshift64 bytes.
 pub fn pseudorandom(len: usize, mut seed: u64) -> Vec<u8> {
