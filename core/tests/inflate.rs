@@ -3,7 +3,7 @@
 //! has a test named for it that asserts the exact reason and offset.
 
 use modelgate_core::Location;
-use modelgate_core::digest::{ChunkDigest, Digests, sha256};
+use modelgate_core::digest::{Digests, sha256};
 use modelgate_core::inflate::{
     DeflateError, Deflater, FrameError, InflateError, InflateReason, Inflater, MAX_CHUNK, OutputBound, Step,
     check_frame, deflate, inflate_exact, inflate_into, inflate_to_vec, write_frame,
