@@ -3,7 +3,7 @@
 use super::bytes::{Fields, record};
 use super::end::Directory;
 use super::error::{ZipError, ZipReason};
-use super::extra::zip64_values;
+use super::extra::{has_zip64_field, zip64_values};
 use super::header::{FieldOffsets, STORED, check_common, name_index};
 use alloc::vec::Vec;
 
@@ -97,7 +97,7 @@ fn read_one(data: &[u8], at: u64, limit: u64, names: &[&str]) -> Result<(Central
     let (csize, usize_, offset) = (f.u32(20), f.u32(24), f.u32(42));
     let needs = [usize_ == u32::MAX, csize == u32::MAX, offset == u32::MAX];
     let (version, flags, method) = (f.u16(6), f.u16(8), f.u16(10));
-    let zip64 = !extra.is_empty();
+    let zip64 = has_zip64_field(extra);
     let offsets = FieldOffsets {
         method: at.saturating_add(10),
         version: at.saturating_add(6),

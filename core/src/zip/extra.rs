@@ -11,6 +11,12 @@ pub const ZIP64_ID: u16 = 0x0001;
 /// size, local header offset. `true` where the header holds the sentinel.
 pub type Needs = [bool; 3];
 
+/// True when `extra` starts with a ZIP64 field: the header is a ZIP64 header and needs
+/// version 45 (§2.6). Any other content is rejected by [`zip64_values`].
+pub fn has_zip64_field(extra: &[u8]) -> bool {
+    extra.len() >= 4 && Fields(extra).u16(0) == ZIP64_ID
+}
+
 /// Checks `extra` (starting at archive offset `at`) against `needs` and returns the
 /// replacement values in ZIP order (§2.4). An empty extra field is the only accepted form
 /// when nothing is needed; otherwise exactly one ZIP64 field with one 8-byte value per
@@ -23,6 +29,16 @@ pub fn zip64_values(extra: &[u8], at: u64, needs: Needs) -> Result<[Option<u64>;
             0 => Ok(out),
             _ => Err(ZipError::at(ZipReason::MissingZip64Value, at)),
         };
+    }
+    if wanted == 0 {
+        // §2.4: a ZIP64 field (even an empty one) where no field holds a sentinel.
+        let id = Fields(extra).u16(0);
+        let reason = if extra.len() >= 4 && id == ZIP64_ID {
+            ZipReason::RedundantZip64Value
+        } else {
+            ZipReason::BadExtraField
+        };
+        return Err(ZipError::at(reason, at));
     }
     let head = Fields(extra);
     let (id, len) = (head.u16(0), usize::from(head.u16(2)));

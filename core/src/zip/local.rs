@@ -3,7 +3,7 @@
 use super::bytes::{Fields, record};
 use super::central::CentralEntry;
 use super::error::{ZipError, ZipReason};
-use super::extra::zip64_values;
+use super::extra::{has_zip64_field, zip64_values};
 use super::header::{FLAG_DESCRIPTOR, FieldOffsets, check_common};
 
 /// Signature of a local header.
@@ -46,7 +46,7 @@ pub fn read_local(data: &[u8], entry: &CentralEntry, names: &[&str]) -> Result<L
     let extra = record(data, extra_at, extra_len, ZipReason::BadLocalHeader).map_err(|e| e.member(entry.name))?;
     let (crc, csize, usize_) = (f.u32(14), f.u32(18), f.u32(22));
     let needs = [usize_ == u32::MAX, csize == u32::MAX, false];
-    let zip64 = !extra.is_empty();
+    let zip64 = has_zip64_field(extra);
     let offsets = FieldOffsets {
         method: at.saturating_add(8),
         version: at.saturating_add(4),

@@ -22,7 +22,8 @@ pub fn tile(
         .try_reserve_exact(entries.len())
         .map_err(|_| ZipError::at(ZipReason::OutOfMemory, dir.offset))?;
     order.extend(0..entries.len());
-    order.sort_unstable_by_key(|&i| entries.get(i).map_or(u64::MAX, |e| e.local_offset));
+    // Stable: entries sharing a local offset keep central order, so the reported one is fixed.
+    order.sort_by_key(|&i| entries.get(i).map_or(u64::MAX, |e| e.local_offset));
     let mut locals: Vec<Option<LocalRecord>> = alloc::vec![None; entries.len()];
     let mut pos = 0u64;
     for (k, &i) in order.iter().enumerate() {
