@@ -1060,21 +1060,6 @@ impl<T> Pipe for T {}
 mod tests {
     use super::*;
 
-    #[test]
-    fn dump_pins() {
-        for c in cases() {
-            if c.expect == PIN || outcome(&c.bytes) != c.expect {
-                let e = read_container(&c.bytes, &ArchiveLimits::DEFAULT).err();
-                println!(
-                    "{} expect {:?} got {:?}",
-                    c.name,
-                    c.expect,
-                    e.map(|e| (e.kind.name(), e.message, e.location))
-                );
-            }
-        }
-    }
-
     fn message(name: &str) -> String {
         let case = cases().into_iter().find(|c| c.name == name).unwrap();
         read_container(&case.bytes, &ArchiveLimits::DEFAULT)
