@@ -7,6 +7,7 @@
 mod deflate;
 mod gzip;
 mod json;
+mod onemodel;
 
 use modelgate_core::Rejection;
 use std::io;
@@ -51,7 +52,7 @@ impl From<io::Error> for CheckError {
 }
 
 /// Every registered format, in detection order.
-pub static FORMATS: &[&dyn Format] = &[&json::Json, &gzip::Gzip, &deflate::Deflate];
+pub static FORMATS: &[&dyn Format] = &[&json::Json, &gzip::Gzip, &deflate::Deflate, &onemodel::OneModel];
 
 /// The format named `name` (`--format`).
 pub fn by_name(name: &str) -> Option<&'static dyn Format> {

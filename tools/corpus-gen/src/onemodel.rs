@@ -1,8 +1,524 @@
-//! `hostile-corpus/onemodel/`: placeholder until its issue lands.
+//! `hostile-corpus/onemodel/`: one file per rule of `spec/onemodel.md`, each named for the rule
+//! and carrying its exact outcome (`valid`, or the kind, the header field or manifest path,
+//! and the file offset) that the tests below assert through `modelgate_core::onemodel::read`.
 
 use crate::CorpusFile;
+use modelgate_core::onemodel::writer::assemble;
+use modelgate_core::onemodel::*;
 
-/// The corpus files of this module.
+/// What a case must give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Accepted.
+    Valid,
+    /// Rejected with this kind, at this header field or manifest path, at this file offset.
+    Reject(ErrorKind, String, u64),
+}
+
+use ErrorKind::{LimitExceeded as Limit, Malformed as Bad, OutOfRange as Range, Unsupported as Unsup};
+use Expect::Valid;
+
+fn reject(kind: ErrorKind, location: &str, offset: u64) -> Expect {
+    Expect::Reject(kind, location.to_string(), offset)
+}
+
+/// One corpus case.
+pub struct Case {
+    /// Rule name, snake case; the file name uses it with dashes.
+    pub name: &'static str,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// The exact outcome.
+    pub expect: Expect,
+}
+
+impl Case {
+    /// `onemodel/<Expected>-<case>.onemodel`.
+    pub fn file(&self) -> CorpusFile {
+        let kind = match &self.expect {
+            Valid => "valid",
+            Expect::Reject(k, _, _) => k.name(),
+        };
+        CorpusFile {
+            path: format!("onemodel/{kind}-{}.onemodel", self.name.replace('_', "-")),
+            bytes: self.bytes.clone(),
+        }
+    }
+}
+
+/// The outcome the library gives for `bytes` with the default limits (as `modelgate check`).
+pub fn outcome(bytes: &[u8]) -> Expect {
+    match read(bytes) {
+        Ok(_) => Valid,
+        Err(e) => Expect::Reject(
+            e.kind,
+            e.field.map(String::from).or(e.path).unwrap_or_default(),
+            e.offset.unwrap_or(u64::MAX),
+        ),
+    }
+}
+
+// ------------------------------------------------------------------------ builders
+
+const EMPTY: &str = "{\"ir_version\":9,\"graph\":{}}";
+
+/// A file from manifest text and data bytes.
+fn file(manifest: &str, data: &[u8]) -> Vec<u8> {
+    assemble(manifest.as_bytes(), data)
+}
+
+/// File offset of the first (or, with `last`, the last) `needle` in `manifest`.
+fn at(manifest: &str, needle: &str) -> u64 {
+    64 + manifest.find(needle).map_or(u64::MAX - 64, |i| i as u64)
+}
+
+fn at_last(manifest: &str, needle: &str) -> u64 {
+    64 + manifest.rfind(needle).map_or(u64::MAX - 64, |i| i as u64)
+}
+
+fn patched(mut bytes: Vec<u8>, offset: usize, value: &[u8]) -> Vec<u8> {
+    if let Some(dst) = bytes.get_mut(offset..offset + value.len()) {
+        dst.copy_from_slice(value);
+    }
+    bytes
+}
+
+fn with_u64(offset: usize, v: u64) -> Vec<u8> {
+    patched(file(EMPTY, &[0; 64]), offset, &v.to_le_bytes())
+}
+
+fn gm(graph: &str) -> String {
+    format!("{{\"ir_version\":9,\"opsets\":[{{\"version\":17}}],\"graph\":{graph}}}")
+}
+
+fn init(tensor: &str) -> String {
+    gm(&format!("{{\"initializers\":[{tensor}]}}"))
+}
+
+fn attr(attr: &str) -> String {
+    gm(&format!(
+        "{{\"nodes\":[{{\"op\":\"C\",\"outputs\":[\"y\"],\"attributes\":[{attr}]}}],\"outputs\":[{{\"name\":\"y\"}}]}}"
+    ))
+}
+
+fn input_type(ty: &str) -> String {
+    gm(&format!("{{\"inputs\":[{{\"name\":\"x\",\"type\":{ty}}}]}}"))
+}
+
+fn sequences(levels: usize) -> String {
+    let mut ty = String::from("{\"kind\":\"tensor\",\"elem_type\":1}");
+    for _ in 0..levels {
+        ty = format!("{{\"kind\":\"sequence\",\"elem\":{ty}}}");
+    }
+    ty
+}
+
+fn nested_graphs(levels: usize) -> String {
+    let mut g = String::from("{}");
+    for _ in 0..levels {
+        g = format!("{{\"nodes\":[{{\"op\":\"If\",\"attributes\":[{{\"name\":\"b\",\"type\":5,\"value\":{g}}}]}}]}}");
+    }
+    gm(&g)
+}
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> String {
+    let q = |v: &[&str]| v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(",");
+    format!(
+        "{{\"op\":\"{op}\",\"inputs\":[{}],\"outputs\":[{}]}}",
+        q(inputs),
+        q(outputs)
+    )
+}
+
+fn net(inputs: &[&str], nodes: &[String], outputs: &[&str]) -> String {
+    let names = |v: &[&str]| {
+        v.iter()
+            .map(|s| format!("{{\"name\":\"{s}\"}}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    gm(&format!(
+        "{{\"inputs\":[{}],\"outputs\":[{}],\"nodes\":[{}]}}",
+        names(inputs),
+        names(outputs),
+        nodes.join(",")
+    ))
+}
+
+fn raw(dtype: u8, dims: &str, offset: u64, length: u64) -> String {
+    format!("{{\"name\":\"w\",\"dtype\":{dtype},\"dims\":{dims},\"data\":{{\"offset\":{offset},\"length\":{length}}}}}")
+}
+
+fn a<'b>(name: &str, value: AttrValue<'b>) -> Attribute<'b> {
+    Attribute {
+        name: name.into(),
+        ty: value.type_code(),
+        value: Some(value),
+        ..Attribute::default()
+    }
+}
+
+fn t<'b>(name: &str, dtype: u8, dims: Vec<u64>, bytes: &'b [u8]) -> Tensor<'b> {
+    Tensor {
+        name: name.into(),
+        dtype,
+        dims,
+        data: TensorData::Raw(bytes),
+        ..Tensor::default()
+    }
+}
+
+/// A model using every attribute type, every Type kind, string, sub-byte and sparse
+/// tensors, a subgraph and a function, written by the library's writer.
+fn everything() -> Vec<u8> {
+    let w: Vec<u8> = (0u8..64).collect();
+    let w = w.as_slice();
+    let ty = |kind| Type {
+        denotation: String::new(),
+        kind,
+    };
+    let tensor_ty = ty(TypeKind::Tensor {
+        elem_type: 1,
+        shape: Some(vec![
+            Dim {
+                value: DimValue::Value(2),
+                denotation: String::new(),
+            },
+            Dim {
+                value: DimValue::Param("N".into()),
+                denotation: "DATA_BATCH".into(),
+            },
+            Dim::default(),
+        ]),
+    });
+    let map_ty = ty(TypeKind::Map {
+        key_type: 7,
+        value: Box::new(ty(TypeKind::Sequence(Box::new(ty(TypeKind::Optional(Box::new(ty(
+            TypeKind::SparseTensor {
+                elem_type: 10,
+                shape: None,
+            },
+        )))))))),
+    });
+    let sparse = SparseTensor {
+        values: t("sv", 1, vec![1], &w[..4]),
+        indices: t("", 7, vec![1], &w[8..16]),
+        dims: vec![8],
+    };
+    let sub = Graph {
+        name: "then".into(),
+        nodes: vec![Node {
+            op: "Identity".into(),
+            inputs: vec!["x".into()],
+            outputs: vec!["t".into()],
+            ..Node::default()
+        }],
+        outputs: vec![TypedName {
+            name: "t".into(),
+            ..TypedName::default()
+        }],
+        ..Graph::default()
+    };
+    let strings = Tensor {
+        name: "s".into(),
+        dtype: 8,
+        dims: vec![2],
+        data: TensorData::Strings(vec![b"ab".to_vec(), vec![0, 0xff]]),
+        ..Tensor::default()
+    };
+    let attrs = vec![
+        a("f", AttrValue::Float(0x7fc0_0001)),
+        a("i", AttrValue::Int(i64::MIN)),
+        a("s", AttrValue::String(vec![0, 1, 2])),
+        a("t", AttrValue::Tensor(t("at", 22, vec![3], &w[..2]))),
+        a("g", AttrValue::Graph(Box::new(sub.clone()))),
+        a("fs", AttrValue::Floats(vec![0x3f80_0000, 0x8000_0000, 0x7f80_0000])),
+        a("is", AttrValue::Ints(vec![-1, 0, i64::MAX])),
+        a("ss", AttrValue::Strings(vec![vec![], b"x".to_vec()])),
+        a(
+            "ts",
+            AttrValue::Tensors(vec![t("a1", 15, vec![1], &w[..16]), t("a2", 26, vec![5], &w[..2])]),
+        ),
+        a("gs", AttrValue::Graphs(vec![sub.clone(), sub])),
+        a(
+            "sp",
+            AttrValue::SparseTensor(Box::new(SparseTensor {
+                values: t("", 1, vec![1], &w[..4]),
+                indices: t("", 7, vec![1], &w[..8]),
+                dims: vec![3],
+            })),
+        ),
+        a("sps", AttrValue::SparseTensors(vec![])),
+        a("tp", AttrValue::Type(map_ty.clone())),
+        a("tps", AttrValue::Types(vec![map_ty, tensor_ty.clone()])),
+        Attribute {
+            name: "r".into(),
+            ty: 2,
+            ref_name: "outer".into(),
+            ..Attribute::default()
+        },
+    ];
+    let model = Model {
+        ir_version: 10,
+        opsets: vec![
+            OperatorSet {
+                domain: String::new(),
+                version: 21,
+            },
+            OperatorSet {
+                domain: "local".into(),
+                version: 1,
+            },
+        ],
+        producer_name: "modelgate-corpus-gen".into(),
+        producer_version: "1".into(),
+        domain: "test".into(),
+        model_version: 7,
+        doc: "every table".into(),
+        metadata: vec![StringEntry {
+            key: "k".into(),
+            value: "v".into(),
+        }],
+        graph: Graph {
+            name: "main".into(),
+            initializers: vec![t("w", 1, vec![2, 2], &w[..16]), strings, t("e", 1, vec![0], &[])],
+            sparse_initializers: vec![sparse],
+            inputs: vec![TypedName {
+                name: "x".into(),
+                ty: Some(tensor_ty),
+                ..TypedName::default()
+            }],
+            outputs: vec![TypedName {
+                name: "y".into(),
+                ..TypedName::default()
+            }],
+            nodes: vec![Node {
+                op: "F".into(),
+                domain: "local".into(),
+                inputs: vec!["x".into(), "w".into(), "sv".into(), "".into()],
+                outputs: vec!["y".into()],
+                attributes: attrs,
+                ..Node::default()
+            }],
+            ..Graph::default()
+        },
+        functions: vec![Function {
+            name: "F".into(),
+            domain: "local".into(),
+            inputs: vec!["a".into()],
+            outputs: vec!["b".into()],
+            attribute_names: vec!["outer".into()],
+            nodes: vec![Node {
+                op: "Relu".into(),
+                inputs: vec!["a".into()],
+                outputs: vec!["b".into()],
+                ..Node::default()
+            }],
+            opsets: vec![OperatorSet {
+                domain: String::new(),
+                version: 21,
+            }],
+            ..Function::default()
+        }],
+    };
+    write(&model).unwrap_or_default()
+}
+
+macro_rules! cases {
+    ($($name:ident : $bytes:expr => $expect:expr;)*) => {
+        /// Every OneModel corpus case.
+        pub fn cases() -> Vec<Case> {
+            vec![$(Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
+        }
+
+        #[cfg(test)]
+        mod named {
+            use super::*;
+            $(
+                #[test]
+                fn $name() {
+                    let bytes: Vec<u8> = Vec::from($bytes);
+                    assert_eq!(outcome(&bytes), $expect);
+                }
+            )*
+        }
+    };
+}
+
+// Manifests shared by a case's bytes and its expectation.
+fn m_dup_opset() -> String {
+    "{\"ir_version\":9,\"opsets\":[{\"version\":1},{\"domain\":\"ai.onnx\",\"version\":2}],\"graph\":{}}".into()
+}
+
+cases! {
+    // Valid files (§1–§4).
+    minimal: file(EMPTY, &[]) => Valid;
+    every_table_and_attribute_type: everything() => Valid;
+    unknown_members_ignored: file("{\"ir_version\":9,\"later\":{\"x\":[1]},\"graph\":{\"later\":true}}", &[]) => Valid;
+    nodes_out_of_order: file(&net(&["x"], &[node("B", &["a"], &["b"]), node("A", &["x"], &["a"])], &["b"]), &[]) => Valid;
+    initializer_attaches_to_input: file(&gm("{\"inputs\":[{\"name\":\"w\"}],\"initializers\":[{\"name\":\"w\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}}],\"outputs\":[{\"name\":\"w\"}]}"), &[]) => Valid;
+    int4_tensor_rounds_up: file(&init(&raw(22, "[3]", 0, 2)), &[0x21, 0x03]) => Valid;
+    zero_dimension_any_other: file(&init(&raw(1, "[1152921504606846976,0]", 0, 0)), &[]) => Valid;
+    nesting_64: file(&input_type(&sequences(62)), &[]) => Valid;
+    int64_beyond_2_53: file(&attr("{\"name\":\"i\",\"type\":2,\"value\":-9007199254740993}"), &[]) => Valid;
+
+    // §1.1 header, in check order.
+    magic_wrong: patched(file(EMPTY, &[]), 1, b"X") => reject(Bad, "magic", 0);
+    magic_is_onnx_protobuf: patched(file(EMPTY, &[]), 0, &[0x08, 0x09]) => reject(Bad, "magic", 0);
+    header_truncated: file(EMPTY, &[]).get(..40).unwrap_or_default().to_vec() => reject(Range, "header", 40);
+    format_version_2: with_u64(8, 2) => reject(Unsup, "format_version", 8);
+    format_version_0: with_u64(8, 0) => reject(Unsup, "format_version", 8);
+    format_version_max: with_u64(8, u64::MAX) => reject(Unsup, "format_version", 8);
+    manifest_length_above_2_63: with_u64(16, 1 << 63) => reject(Range, "manifest_length", 16);
+    data_offset_above_2_63: with_u64(24, u64::MAX) => reject(Range, "data_offset", 24);
+    data_length_above_2_63: with_u64(32, 1 << 63) => reject(Range, "data_length", 32);
+    file_length_above_2_63: with_u64(40, 1 << 63) => reject(Range, "file_length", 40);
+    reserved_nonzero: patched(file(EMPTY, &[]), 63, &[1]) => reject(Bad, "reserved", 63);
+    file_extended: { let mut f = file(EMPTY, &[]); f.push(0); f } => reject(Range, "file_length", 40);
+    file_truncated: { let f = file(EMPTY, &[7; 64]); f.get(..f.len() - 1).unwrap_or_default().to_vec() } => reject(Range, "file_length", 40);
+    manifest_length_past_end: with_u64(16, 500) => reject(Range, "manifest_length", 16);
+    data_offset_not_manifest_end: with_u64(24, 192) => reject(Range, "data_offset", 24);
+    data_length_short: with_u64(32, 0) => reject(Range, "data_length", 32);
+    padding_nonzero: patched(file(EMPTY, &[]), 64 + EMPTY.len() + 1, &[1]) => reject(Bad, "padding", 64 + EMPTY.len() as u64 + 1);
+
+    // §1.2 manifest JSON.
+    manifest_trailing_comma: file("{\"ir_version\":9,}", &[]) => reject(Bad, "manifest", 64 + 16);
+    manifest_byte_order_mark: file("\u{feff}{\"ir_version\":9,\"graph\":{}}", &[]) => reject(Bad, "manifest", 64);
+    manifest_duplicate_member: file("{\"ir_version\":9,\"ir_version\":9,\"graph\":{}}", &[]) => reject(Bad, "manifest", 64 + 16);
+    manifest_depth_1025: file(&format!("{{\"x\":{}{}}}", "[".repeat(1024), "]".repeat(1024)), &[]) => reject(Limit, "manifest", 64 + 5 + 1023);
+    manifest_not_object: file("[]", &[]) => reject(Bad, "manifest", 64);
+    manifest_empty: file("", &[]) => reject(Bad, "manifest", 64);
+    graph_missing: file("{\"ir_version\":9}", &[]) => reject(Bad, "manifest.graph", 64);
+    ir_version_fraction: file("{\"ir_version\":9.0,\"graph\":{}}", &[]) => reject(Bad, "manifest.ir_version", 64 + 14);
+    ir_version_negative: file("{\"ir_version\":-1,\"graph\":{}}", &[]) => reject(Range, "manifest.ir_version", 64 + 14);
+    ir_version_above_i64: file("{\"ir_version\":9223372036854775808,\"graph\":{}}", &[]) => reject(Range, "manifest.ir_version", 64 + 14);
+    producer_name_null: file("{\"ir_version\":9,\"producer_name\":null,\"graph\":{}}", &[]) => reject(Bad, "manifest.producer_name", 64 + 32);
+    opset_domain_twice: file(&m_dup_opset(), &[]) => reject(Bad, "manifest.opsets[1]", at(&m_dup_opset(), "{\"domain"));
+
+    // §2.4 attributes.
+    float_bits_above_u32: file(&attr("{\"name\":\"f\",\"type\":1,\"value\":4294967296}"), &[])
+        => reject(Range, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"f\",\"type\":1,\"value\":4294967296}"), "4294967296"));
+    float_as_decimal: file(&attr("{\"name\":\"f\",\"type\":1,\"value\":1.5}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"f\",\"type\":1,\"value\":1.5}"), "1.5"));
+    base64_non_canonical: file(&attr("{\"name\":\"s\",\"type\":3,\"value\":\"AP9=\"}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"s\",\"type\":3,\"value\":\"AP9=\"}"), "\"AP9="));
+    base64_url_alphabet: file(&attr("{\"name\":\"s\",\"type\":8,\"value\":[\"-_8=\"]}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value[0]", at(&attr("{\"name\":\"s\",\"type\":8,\"value\":[\"-_8=\"]}"), "\"-_"));
+    attribute_type_15: file(&attr("{\"name\":\"a\",\"type\":15,\"value\":1}"), &[])
+        => reject(Unsup, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":15,\"value\":1}"), "15"));
+    attribute_type_negative: file(&attr("{\"name\":\"a\",\"type\":-2,\"value\":1}"), &[])
+        => reject(Unsup, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":-2,\"value\":1}"), "-2"));
+    attribute_type_0: file(&attr("{\"name\":\"a\",\"type\":0,\"value\":1}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":0,\"value\":1}"), "0,\"value"));
+    attribute_value_missing: file(&attr("{\"name\":\"a\",\"type\":2}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"a\",\"type\":2}"), "{\"name\":\"a\""));
+    reference_with_value: file(&attr("{\"name\":\"a\",\"type\":2,\"ref\":\"r\",\"value\":1}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"a\",\"type\":2,\"ref\":\"r\",\"value\":1}"), "1}]"));
+    ints_with_string: file(&attr("{\"name\":\"a\",\"type\":7,\"value\":[1,\"2\"]}"), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value[1]", at(&attr("{\"name\":\"a\",\"type\":7,\"value\":[1,\"2\"]}"), "\"2\""));
+
+    // §2.5 tensors.
+    dtype_0: file(&init(&raw(0, "[]", 0, 0)), &[]) => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init(&raw(0, "[]", 0, 0)), "0,\"dims"));
+    dtype_29: file(&init(&raw(29, "[]", 0, 0)), &[]) => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init(&raw(29, "[]", 0, 0)), "29"));
+    dtype_256: file(&init("{\"dtype\":257,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), &[])
+        => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init("{\"dtype\":257,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), "257"));
+    dim_negative: file(&init(&raw(1, "[2,-1]", 0, 0)), &[]) => reject(Range, "manifest.graph.initializers[0].dims[1]", at(&init(&raw(1, "[2,-1]", 0, 0)), "-1"));
+    element_count_2_60: file(&init(&raw(2, "[1073741824,1073741824]", 0, 0)), &[])
+        => reject(Limit, "manifest.graph.initializers[0].dims", at(&init(&raw(2, "[1073741824,1073741824]", 0, 0)), "[1073"));
+    element_count_overflows_u64: file(&init(&raw(2, "[4294967296,4294967296,4294967296]", 0, 0)), &[])
+        => reject(Limit, "manifest.graph.initializers[0].dims", at(&init(&raw(2, "[4294967296,4294967296,4294967296]", 0, 0)), "[4294"));
+    sparse_dims_count_2_60: file(&gm("{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":7,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[1152921504606846976]}]}"), &[])
+        => reject(Limit, "manifest.graph.sparse_initializers[0].dims", at(&gm("{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":7,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[1152921504606846976]}]}"), "[1152"));
+    attribute_tensor_count_2_60: file(&attr("{\"name\":\"t\",\"type\":4,\"value\":{\"dtype\":9,\"dims\":[1152921504606846976],\"data\":{\"offset\":0,\"length\":0}}}"), &[])
+        => reject(Limit, "manifest.graph.nodes[0].attributes[0].value.dims", at(&attr("{\"name\":\"t\",\"type\":4,\"value\":{\"dtype\":9,\"dims\":[1152921504606846976],\"data\":{\"offset\":0,\"length\":0}}}"), "[1152"));
+    tensor_over_2_31_bytes: file(&init(&raw(1, "[536870912]", 0, 2147483648)), &[])
+        => reject(Unsup, "manifest.graph.initializers[0].data", at(&init(&raw(1, "[536870912]", 0, 2147483648)), "{\"offset"));
+    tensor_int4_over_2_31_bytes: file(&init(&raw(22, "[4294967296]", 0, 2147483648)), &[])
+        => reject(Unsup, "manifest.graph.initializers[0].data", at(&init(&raw(22, "[4294967296]", 0, 2147483648)), "{\"offset"));
+    length_not_dtype_times_dims: file(&init(&raw(1, "[3]", 0, 16)), &[0; 16])
+        => reject(Range, "manifest.graph.initializers[0].data.length", at(&init(&raw(1, "[3]", 0, 16)), "16}"));
+    offset_not_multiple_of_64: file(&init(&raw(2, "[1]", 1, 1)), &[0; 64])
+        => reject(Range, "manifest.graph.initializers[0].data.offset", at(&init(&raw(2, "[1]", 1, 1)), "1,\"length"));
+    range_past_data_region: file(&init(&raw(2, "[65]", 0, 65)), &[0; 64])
+        => reject(Range, "manifest.graph.initializers[0].data.offset", at(&init(&raw(2, "[65]", 0, 65)), "0,\"length"));
+    range_overflows_u64: file(&init(&raw(2, "[64]", 9223372036854775744, 64)), &[0; 64])
+        => reject(Range, "manifest.graph.initializers[0].data.offset", at(&init(&raw(2, "[64]", 9223372036854775744, 64)), "9223"));
+    offset_negative: file(&init(&raw(2, "[0]", 0, 0).replace("\"offset\":0", "\"offset\":-64")), &[])
+        => reject(Range, "manifest.graph.initializers[0].data.offset", at(&init(&raw(2, "[0]", 0, 0).replace("\"offset\":0", "\"offset\":-64")), "-64"));
+    string_count_mismatch: file(&init("{\"dtype\":8,\"dims\":[2],\"strings\":[\"YQ==\"]}"), &[])
+        => reject(Range, "manifest.graph.initializers[0].strings", at(&init("{\"dtype\":8,\"dims\":[2],\"strings\":[\"YQ==\"]}"), "[\"YQ"));
+    string_tensor_with_data: file(&init(&raw(8, "[]", 0, 0)), &[])
+        => reject(Bad, "manifest.graph.initializers[0].data", at(&init(&raw(8, "[]", 0, 0)), "{\"offset"));
+    sparse_indices_int32: file(&gm("{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":6,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[4]}]}"), &[])
+        => reject(Bad, "manifest.graph.sparse_initializers[0].indices.dtype", at(&gm("{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":6,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[4]}]}"), "6,"));
+
+    // §2.7 types and §3.2 nesting.
+    type_kind_unknown: file(&input_type("{\"kind\":\"tuple\"}"), &[])
+        => reject(Unsup, "manifest.graph.inputs[0].type.kind", at(&input_type("{\"kind\":\"tuple\"}"), "\"tuple"));
+    type_elem_type_unknown: file(&input_type("{\"kind\":\"tensor\",\"elem_type\":99}"), &[])
+        => reject(Unsup, "manifest.graph.inputs[0].type.elem_type", at(&input_type("{\"kind\":\"tensor\",\"elem_type\":99}"), "99"));
+    map_key_type_unknown: file(&input_type("{\"kind\":\"map\",\"key_type\":30,\"value\":{\"kind\":\"tensor\"}}"), &[])
+        => reject(Unsup, "manifest.graph.inputs[0].type.key_type", at(&input_type("{\"kind\":\"map\",\"key_type\":30,\"value\":{\"kind\":\"tensor\"}}"), "30"));
+    dim_value_and_param: file(&input_type("{\"kind\":\"tensor\",\"shape\":[{\"value\":1,\"param\":\"N\"}]}"), &[])
+        => reject(Bad, "manifest.graph.inputs[0].type.shape[0].param", at(&input_type("{\"kind\":\"tensor\",\"shape\":[{\"value\":1,\"param\":\"N\"}]}"), "\"N\""));
+    dim_value_negative: file(&input_type("{\"kind\":\"tensor\",\"shape\":[{\"value\":-3}]}"), &[])
+        => reject(Range, "manifest.graph.inputs[0].type.shape[0].value", at(&input_type("{\"kind\":\"tensor\",\"shape\":[{\"value\":-3}]}"), "-3"));
+    type_nesting_65: file(&input_type(&sequences(63)), &[])
+        => reject(Limit, &format!("manifest.graph.inputs[0].type{}", ".elem".repeat(63)), at(&input_type(&sequences(63)), "{\"kind\":\"tensor"));
+    graph_nesting_65: file(&nested_graphs(64), &[])
+        => reject(Limit, &format!("manifest.graph{}", ".nodes[0].attributes[0].value".repeat(64)), at_last(&nested_graphs(64), "{}"));
+    type_in_deep_graph_65: file(&nested_graphs(63).replacen("{}", "{\"inputs\":[{\"name\":\"q\",\"type\":{\"kind\":\"tensor\"}}]}", 1), &[])
+        => reject(Limit, &format!("manifest.graph{}.inputs[0].type", ".nodes[0].attributes[0].value".repeat(63)), at(&nested_graphs(63).replacen("{}", "{\"inputs\":[{\"name\":\"q\",\"type\":{\"kind\":\"tensor\"}}]}", 1), "{\"kind\":\"tensor"));
+    type_attribute_nesting_65: file(&attr(&format!("{{\"name\":\"t\",\"type\":13,\"value\":{}}}", sequences(63))), &[])
+        => reject(Limit, &format!("manifest.graph.nodes[0].attributes[0].value{}", ".elem".repeat(63)), at(&attr(&format!("{{\"name\":\"t\",\"type\":13,\"value\":{}}}", sequences(63))), "{\"kind\":\"tensor"));
+
+    // §3.1 names.
+    name_defined_twice: file(&net(&["x"], &[node("Relu", &["x"], &["x"])], &["x"]), &[])
+        => reject(Bad, "manifest.graph.nodes[0].outputs[0]", at(&net(&["x"], &[node("Relu", &["x"], &["x"])], &["x"]), "\"x\"]}"));
+    two_inputs_same_name: file(&net(&["x", "x"], &[], &[]), &[])
+        => reject(Bad, "manifest.graph.inputs[1].name", at_last(&net(&["x", "x"], &[], &[]), "\"x\""));
+    undefined_node_input: file(&net(&["x"], &[node("Add", &["x", "z"], &["y"])], &["y"]), &[])
+        => reject(Bad, "manifest.graph.nodes[0].inputs[1]", at(&net(&["x"], &[node("Add", &["x", "z"], &["y"])], &["y"]), "\"z\""));
+    undefined_graph_output: file(&net(&["x"], &[], &["q"]), &[])
+        => reject(Bad, "manifest.graph.outputs[0].name", at(&net(&["x"], &[], &["q"]), "\"q\""));
+    cycle: file(&net(&["x"], &[node("A", &["x", "b"], &["a"]), node("B", &["a"], &["b"])], &["b"]), &[])
+        => reject(Bad, "manifest.graph.nodes[0]", at(&net(&["x"], &[node("A", &["x", "b"], &["a"]), node("B", &["a"], &["b"])], &["b"]), "{\"op\":\"A\""));
+    self_loop: file(&net(&[], &[node("A", &["a"], &["a"])], &["a"]), &[])
+        => reject(Bad, "manifest.graph.nodes[0]", at(&net(&[], &[node("A", &["a"], &["a"])], &["a"]), "{\"op\":\"A\""));
+    unknown_opset_domain: file(&net(&["x"], &["{\"op\":\"F\",\"domain\":\"com.x\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}".into()], &["y"]), &[])
+        => reject(Bad, "manifest.graph.nodes[0].domain", at(&net(&["x"], &["{\"op\":\"F\",\"domain\":\"com.x\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}".into()], &["y"]), "\"com.x\""));
+    value_info_undefined: file(&gm("{\"value_info\":[{\"name\":\"v\"}]}"), &[])
+        => reject(Bad, "manifest.graph.value_info[0].name", at(&gm("{\"value_info\":[{\"name\":\"v\"}]}"), "\"v\""));
+    function_duplicate: file("{\"ir_version\":9,\"graph\":{},\"functions\":[{\"name\":\"F\"},{\"name\":\"F\"}]}", &[])
+        => reject(Bad, "manifest.functions[1]", 64 + 53);
+}
+
+/// Every OneModel corpus file.
 pub fn files() -> Vec<CorpusFile> {
-    Vec::new()
+    cases().iter().map(Case::file).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_least_64_cases_and_8_of_each_kind() {
+        let all = cases();
+        assert!(all.len() >= 64, "{}", all.len());
+        for kind in [Bad, Range, Unsup, Limit] {
+            let n = all
+                .iter()
+                .filter(|c| matches!(&c.expect, Expect::Reject(k, _, _) if *k == kind))
+                .count();
+            assert!(n >= 8, "{} has {n}", kind.name());
+        }
+    }
+
+    #[test]
+    fn everything_round_trips_bit_for_bit() {
+        let bytes = everything();
+        let model = read(&bytes).unwrap();
+        assert_eq!(write(&model).unwrap(), bytes);
+    }
 }
