@@ -4,17 +4,23 @@
 //! - [`read`]: bounded reading of files (stat first, then at most the limit plus one byte).
 //! - [`check`]: the validating read of one file in any registered format, as
 //!   `modelgate check` runs it, and the format registry.
+//! - [`extract`]: safe MPK extraction into a private temporary root, renamed into place.
 //! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
 //!   against the outcome its name states.
 //! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (the only `unsafe` code).
+//! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
+//! - [`publish`]: atomic publication of output files.
 //! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
 #![deny(unsafe_code)]
 
 pub mod check;
 pub mod corpus;
+pub mod extract;
 #[allow(unsafe_code)]
 pub mod mmap;
+pub mod publish;
 pub mod read;
+pub mod source;
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;

@@ -7,6 +7,8 @@
 mod deflate;
 mod gzip;
 mod json;
+mod mpk;
+mod mlbundle;
 mod onemodel;
 
 use modelgate_core::Rejection;
@@ -52,7 +54,14 @@ impl From<io::Error> for CheckError {
 }
 
 /// Every registered format, in detection order.
-pub static FORMATS: &[&dyn Format] = &[&json::Json, &gzip::Gzip, &deflate::Deflate, &onemodel::OneModel];
+pub static FORMATS: &[&dyn Format] = &[
+    &json::Json,
+    &gzip::Gzip,
+    &deflate::Deflate,
+    &mlbundle::Mlbundle,
+    &onemodel::OneModel,
+    &mpk::Mpk,
+];
 
 /// The format named `name` (`--format`).
 pub fn by_name(name: &str) -> Option<&'static dyn Format> {

@@ -1,0 +1,49 @@
+//! `*.mlbundle`: the full container validation of `spec/mlbundle.md` (§2–§8) under the
+//! default [`ArchiveLimits`], and inspection (§12).
+
+use super::{CheckError, Format};
+use crate::source::{ReadError, Source, inspect, read_container};
+use modelgate_core::mlbundle::ArchiveLimits;
+use std::path::Path;
+
+/// The `mlbundle` format.
+pub struct Mlbundle;
+
+fn to_check_error(e: ReadError) -> CheckError {
+    match e {
+        ReadError::Rejected(e) => CheckError::Rejected(e.rejection()),
+        ReadError::Io(e) => CheckError::Io(e),
+    }
+}
+
+impl Format for Mlbundle {
+    fn name(&self) -> &'static str {
+        "mlbundle"
+    }
+
+    fn kinds(&self) -> &'static [&'static str] {
+        &[
+            "InvalidContainer",
+            "LimitExceeded",
+            "InvalidManifest",
+            "UnsupportedFormatVersion",
+            "InvalidJSON",
+            "IntegrityMismatch",
+        ]
+    }
+
+    fn suffixes(&self) -> &'static [&'static str] {
+        &[".mlbundle"]
+    }
+
+    fn check(&self, path: &Path) -> Result<(), CheckError> {
+        read_container(Source::Path(path), &ArchiveLimits::DEFAULT)
+            .map(|_| ())
+            .map_err(to_check_error)
+    }
+
+    fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
+        let view = inspect(Source::Path(path), &ArchiveLimits::DEFAULT).map_err(to_check_error);
+        Some(view.map(|v| if json { v.to_json() } else { v.to_text() }))
+    }
+}

@@ -1,0 +1,131 @@
+//! Atomic publication of a finished output file (`spec/mlbundle.md` §11.2). Format-neutral:
+//! every writer in modelgate publishes its bytes through [`publish_bytes`].
+//!
+//! 1. The bytes go to a new temporary file in the destination's folder, which is flushed
+//!    and fsync'ed.
+//! 2. With `overwrite`, the temporary file is renamed over the destination (atomic
+//!    replacement). Without it, it is hard-linked to the destination, which fails with
+//!    `AlreadyExists` if the destination exists — also when another writer created it first
+//!    (the no-overwrite decision holds in a race). Then the temporary file is removed.
+//! 3. Where the filesystem refuses hard links, the destination is created exclusively,
+//!    written, flushed and fsync'ed, and removed again on any failure. This never overwrites
+//!    and leaves no partial file after a reported failure, but the file is visible while it
+//!    is written: it is not atomic visibility and not crash-safe publication.
+//! 4. Every other error propagates. The temporary file is removed on every path.
+
+use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, RandomState};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Publishes `bytes` at `dest` (§11.2). Without `overwrite`, an existing destination is
+/// `io::ErrorKind::AlreadyExists` and is left untouched.
+pub fn publish_bytes(dest: &Path, bytes: &[u8], overwrite: bool) -> io::Result<()> {
+    publish_with(dest, overwrite, |f| f.write_all(bytes))
+}
+
+/// Publishes what `fill` writes (§11.2). If `fill` fails, nothing is published and the
+/// error is returned; no file is left behind.
+pub fn publish_with<F>(dest: &Path, overwrite: bool, fill: F) -> io::Result<()>
+where
+    F: FnMut(&mut File) -> io::Result<()>,
+{
+    publish_impl(dest, overwrite, fill, |from, to| fs::hard_link(from, to))
+}
+
+/// [`publish_with`] with the hard-link step supplied, so tests can exercise the fallback.
+#[doc(hidden)]
+pub fn publish_impl<F, L>(dest: &Path, overwrite: bool, mut fill: F, link: L) -> io::Result<()>
+where
+    F: FnMut(&mut File) -> io::Result<()>,
+    L: FnOnce(&Path, &Path) -> io::Result<()>,
+{
+    let (tmp, file) = create_temp(dest)?;
+    let guard = TempGuard(&tmp);
+    write_synced(file, &mut fill)?;
+    if overwrite {
+        fs::rename(&tmp, dest)?;
+        std::mem::forget(guard);
+        return Ok(());
+    }
+    match link(&tmp, dest) {
+        Ok(()) => Ok(()),
+        Err(e) if links_unsupported(&e) => {
+            drop(guard);
+            create_exclusive(dest, fill)
+        }
+        Err(e) => Err(e),
+    }
+    // `guard` removes the temporary file when it goes out of scope.
+}
+
+/// Runs `fill`, flushes and fsyncs; the file is closed when this returns, on every path.
+fn write_synced<F>(mut file: File, fill: &mut F) -> io::Result<()>
+where
+    F: FnMut(&mut File) -> io::Result<()>,
+{
+    fill(&mut file)?;
+    file.flush()?;
+    file.sync_all()
+}
+
+/// Removes the temporary file when dropped (every path of [`publish_impl`]).
+struct TempGuard<'a>(&'a Path);
+
+impl Drop for TempGuard<'_> {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(self.0);
+    }
+}
+
+/// True when `link(2)` failed because the filesystem does not support hard links (EPERM
+/// on Linux for filesystems without links, EOPNOTSUPP, ENOSYS). The temporary file was just
+/// created by us in the same folder, so a permission error here is the filesystem's refusal.
+fn links_unsupported(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied)
+        || (cfg!(target_os = "linux") && e.raw_os_error() == Some(95))
+}
+
+/// The fallback of §11.2 step 3: exclusive creation, write, flush, fsync; the destination
+/// is removed if anything after its creation fails.
+fn create_exclusive<F>(dest: &Path, mut fill: F) -> io::Result<()>
+where
+    F: FnMut(&mut File) -> io::Result<()>,
+{
+    let file = OpenOptions::new().write(true).create_new(true).open(dest)?;
+    let result = write_synced(file, &mut fill);
+    if result.is_err() {
+        let _ = fs::remove_file(dest);
+    }
+    result
+}
+
+/// A new, exclusively created temporary file next to `dest`.
+fn create_temp(dest: &Path) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let base = dest
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let random = RandomState::new().hash_one(std::process::id());
+    for _ in 0..16 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!(".{base}.{}.{n}.{random:016x}.tmp", std::process::id());
+        let path = dir.join(name);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "no free temporary file name",
+    ))
+}

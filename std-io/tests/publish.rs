@@ -1,0 +1,178 @@
+//! Publication (`spec/mlbundle.md` §11.2): concurrent no-overwrite writers, failures that
+//! leave no file, atomic replacement, the exclusive-create fallback, and no temporary files
+//! left behind.
+
+use modelgate_io::publish::{publish_bytes, publish_impl, publish_with};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Barrier};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mg-publish-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn publish_creates_file_and_leaves_no_temporary() {
+    let dir = scratch("create");
+    let dest = dir.join("out.mlbundle");
+    publish_bytes(&dest, b"hello", false).unwrap();
+    assert_eq!(fs::read(&dest).unwrap(), b"hello");
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+}
+
+#[test]
+fn existing_destination_without_overwrite_is_already_exists() {
+    let dir = scratch("exists");
+    let dest = dir.join("out.mlbundle");
+    fs::write(&dest, b"old").unwrap();
+    let e = publish_bytes(&dest, b"new", false).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+    assert_eq!(fs::read(&dest).unwrap(), b"old");
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+}
+
+#[test]
+fn overwrite_replaces_atomically() {
+    let dir = scratch("overwrite");
+    let dest = dir.join("out.mlbundle");
+    fs::write(&dest, b"old contents").unwrap();
+    // A reader holding the old file keeps seeing the old bytes: the new file is a different
+    // inode renamed over the name, never the old file rewritten in place.
+    let mut held = fs::File::open(&dest).unwrap();
+    publish_bytes(&dest, b"new", true).unwrap();
+    assert_eq!(fs::read(&dest).unwrap(), b"new");
+    let mut old = String::new();
+    io::Read::read_to_string(&mut held, &mut old).unwrap();
+    assert_eq!(old, "old contents");
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+}
+
+#[test]
+fn concurrent_no_overwrite_writers_exactly_one_wins() {
+    let dir = scratch("race");
+    let dest = dir.join("out.mlbundle");
+    let writers = 8;
+    let barrier = Arc::new(Barrier::new(writers));
+    let handles: Vec<_> = (0..writers)
+        .map(|i| {
+            let (dest, barrier) = (dest.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let body = vec![i as u8; 100_000];
+                barrier.wait();
+                publish_bytes(&dest, &body, false).map(|()| i)
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let winners: Vec<usize> = results.iter().filter_map(|r| r.as_ref().ok().copied()).collect();
+    assert_eq!(winners.len(), 1, "{results:?}");
+    for r in &results {
+        if let Err(e) = r {
+            assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        }
+    }
+    // The file is one writer's complete bytes.
+    assert_eq!(fs::read(&dest).unwrap(), vec![winners[0] as u8; 100_000]);
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+}
+
+#[test]
+fn failure_mid_write_leaves_no_file() {
+    let dir = scratch("midwrite");
+    let dest = dir.join("out.mlbundle");
+    let e = publish_with(&dest, false, |f| {
+        f.write_all(&[1; 5000])?;
+        Err(io::Error::other("disk full"))
+    })
+    .unwrap_err();
+    assert_eq!(e.to_string(), "disk full");
+    assert!(!dest.exists());
+    assert!(entries(&dir).is_empty());
+}
+
+#[test]
+fn failure_mid_write_with_overwrite_keeps_old_file() {
+    let dir = scratch("midwrite-overwrite");
+    let dest = dir.join("out.mlbundle");
+    fs::write(&dest, b"old").unwrap();
+    publish_with(&dest, true, |f| {
+        f.write_all(b"partial")?;
+        Err(io::Error::other("boom"))
+    })
+    .unwrap_err();
+    assert_eq!(fs::read(&dest).unwrap(), b"old");
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+}
+
+fn unsupported(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+#[test]
+fn fallback_without_hard_links_creates_exclusively() {
+    let dir = scratch("fallback");
+    let dest = dir.join("out.mlbundle");
+    publish_impl(&dest, false, |f| f.write_all(b"data"), unsupported).unwrap();
+    assert_eq!(fs::read(&dest).unwrap(), b"data");
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    // Never overwrites.
+    let e = publish_impl(&dest, false, |f| f.write_all(b"other"), unsupported).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+    assert_eq!(fs::read(&dest).unwrap(), b"data");
+    assert_eq!(entries(&dir), ["out.mlbundle"]);
+}
+
+#[test]
+fn fallback_failure_removes_its_own_destination() {
+    let dir = scratch("fallback-fail");
+    let dest = dir.join("out.mlbundle");
+    let mut calls = 0;
+    let e = publish_impl(
+        &dest,
+        false,
+        |f| {
+            calls += 1;
+            f.write_all(b"half")?;
+            // The temporary copy succeeds; the fallback's copy fails midway.
+            if calls == 2 {
+                Err(io::Error::other("fail in fallback"))
+            } else {
+                Ok(())
+            }
+        },
+        unsupported,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "fail in fallback");
+    assert!(!dest.exists());
+    assert!(entries(&dir).is_empty());
+}
+
+#[test]
+fn other_link_errors_propagate() {
+    let dir = scratch("link-error");
+    let dest = dir.join("out.mlbundle");
+    let e = publish_impl(&dest, false, |f| f.write_all(b"x"), |_, _| Err(io::Error::other("io"))).unwrap_err();
+    assert_eq!(e.to_string(), "io");
+    assert!(entries(&dir).is_empty());
+}
+
+#[test]
+fn missing_destination_folder_propagates() {
+    let dir = scratch("nofolder");
+    let e = publish_bytes(&dir.join("absent").join("out.mlbundle"), b"x", false).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+}
