@@ -18,7 +18,24 @@ struct Name {
     in_arena: bool,
     start: usize,
     end: usize,
+    /// The first eight bytes, zero-padded: most unequal names differ here or in length,
+    /// so the bytes themselves are compared only when both agree.
+    head: u64,
     hash: u64,
+}
+
+impl Name {
+    fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+}
+
+fn head_of(bytes: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    for (d, s) in buf.iter_mut().zip(bytes) {
+        *d = *s;
+    }
+    u64::from_le_bytes(buf)
 }
 
 struct Frame {
@@ -83,6 +100,7 @@ impl NameSets {
                 in_arena: false,
                 start: raw.0,
                 end: raw.1,
+                head: head_of(input.get(raw.0..raw.1).unwrap_or_default()),
                 hash: 0,
             },
             Some(bytes) => {
@@ -92,6 +110,7 @@ impl NameSets {
                     in_arena: true,
                     start,
                     end: self.arena.len(),
+                    head: head_of(bytes),
                     hash: 0,
                 }
             }
@@ -123,7 +142,8 @@ impl NameSets {
     fn insert_scanned(&mut self, input: &[u8], name: Name, first: usize) -> bool {
         let new = self.bytes(input, &name);
         let earlier = self.names.get(first..).unwrap_or_default();
-        if earlier.iter().any(|n| self.bytes(input, n) == new) {
+        let same = |n: &Name| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new;
+        if earlier.iter().any(same) {
             return false;
         }
         self.names.push(name);
