@@ -7,8 +7,8 @@
 //! valid or not, RFC 1951) that `gzip.rs` reuses.
 
 use crate::{CorpusFile, Expect};
-pub use modelgate_core::digest::crc32;
 use Expect::{Reject, Valid};
+pub use modelgate_core::digest::crc32;
 use modelgate_core::inflate::{FrameError, InflateReason, InflateReason as R, check_frame, deflate, write_frame};
 
 /// Largest declared size `modelgate check` accepts for a frame (256 MiB).
