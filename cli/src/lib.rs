@@ -3,4 +3,5 @@
 //! "Command line").
 
 pub mod commands;
+pub mod mlbundle;
 pub mod progress;

@@ -43,6 +43,11 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// Write mlbundle files (`modelgate mlbundle pack ...`).
+    Mlbundle {
+        #[command(subcommand)]
+        command: modelgate_cli::mlbundle::MlbundleCommand,
+    },
     /// Check every `<Expected>-<case>.<ext>` file under the folders against the outcome its
     /// name states (`valid` or an error kind); print mismatches and `N passed, N failed`.
     CorpusCheck {
@@ -57,5 +62,6 @@ fn main() -> ExitCode {
         Command::Check { format, json, files } => modelgate_cli::commands::check(&files, format.as_deref(), json),
         Command::Inspect { format, json, file } => modelgate_cli::commands::inspect(&file, format.as_deref(), json),
         Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
+        Command::Mlbundle { command } => modelgate_cli::mlbundle::run(command),
     }
 }

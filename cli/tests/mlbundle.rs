@@ -1,0 +1,130 @@
+//! `modelgate mlbundle pack`, `check` and `inspect` on mlbundle files, run as a user runs
+//! them (`spec/mlbundle.md` §10–§12).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn modelgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_modelgate"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mlbundle_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+const SCHEMA: &[u8] = br#"{"inputs":[{"name":"x","dtype":"float64"}]}"#;
+
+fn pack(dir: &Path, extra: &[&str]) -> (Output, String) {
+    let model = write(dir, "m.onnx", b"onnx model bytes");
+    let schema = write(dir, "schema.json", SCHEMA);
+    let out = dir.join("out.mlbundle").to_str().unwrap().to_string();
+    let mut args = vec!["mlbundle", "pack", "--model", &model, "--schema", &schema, "-o", &out];
+    args.extend_from_slice(extra);
+    (modelgate(&args), out)
+}
+
+#[test]
+fn pack_then_check_and_inspect() {
+    let d = scratch("pack");
+    let (o, out) = pack(&d, &[]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let size = std::fs::metadata(&out).unwrap().len();
+    assert_eq!(stdout(&o), format!("{out}: written (mlbundle, {size} bytes)\n"));
+    let c = modelgate(&["check", &out]);
+    assert_eq!(stdout(&c), format!("{out}: ok (mlbundle)\n"));
+    let i = modelgate(&["inspect", "--json", &out]);
+    assert_eq!(i.status.code(), Some(0));
+    let text = stdout(&i);
+    assert!(text.contains("\"name\":\"model.onnx\""), "{text}");
+    assert!(text.contains("\"schema\":{\"inputs\""), "{text}");
+}
+
+#[test]
+fn pack_is_deterministic() {
+    let d = scratch("determinism");
+    let (_, out) = pack(&d, &[]);
+    let first = std::fs::read(&out).unwrap();
+    let (o, _) = pack(&d, &["--overwrite"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(std::fs::read(&out).unwrap(), first);
+}
+
+#[test]
+fn pack_refuses_existing_output_without_overwrite() {
+    let d = scratch("exists");
+    let out = write(&d, "out.mlbundle", b"keep");
+    let (o, _) = pack(&d, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+}
+
+#[test]
+fn pack_rejects_invalid_schema_with_kind() {
+    let d = scratch("badschema");
+    let model = write(&d, "m.ubj", b"u");
+    let schema = write(&d, "schema.json", b"{\"inputs\":[]}");
+    let out = d.join("out.mlbundle").to_str().unwrap().to_string();
+    let o = modelgate(&["mlbundle", "pack", "--model", &model, "--schema", &schema, "-o", &out]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{out}: rejected (mlbundle) InvalidJSON: schema.inputs: inputs must not be empty \
+             (member schema.json, schema.inputs, byte 10)\n"
+        )
+    );
+    assert!(!Path::new(&out).exists());
+}
+
+#[test]
+fn pack_composite_and_unsupported_pairs() {
+    let d = scratch("composite");
+    let skops = write(&d, "m.skops", b"s");
+    let cbm = write(&d, "m.cbm", b"c");
+    let onnx = write(&d, "m.onnx", b"o");
+    let schema = write(&d, "schema.json", SCHEMA);
+    let out = d.join("out.mlbundle").to_str().unwrap().to_string();
+    let ok = modelgate(&[
+        "mlbundle", "pack", "--model", &cbm, "--model", &skops, "--schema", &schema, "-o", &out,
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    let bad = modelgate(&[
+        "mlbundle", "pack", "--model", &onnx, "--model", &skops, "--schema", &schema, "-o", &out,
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn check_reports_kind_of_hostile_bundle() {
+    let d = scratch("hostile");
+    let (_, out) = pack(&d, &[]);
+    let mut bytes = std::fs::read(&out).unwrap();
+    bytes.push(0);
+    let bad = write(&d, "appended.mlbundle", &bytes);
+    let o = modelgate(&["check", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    let at = bytes.len() - 22;
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{bad}: rejected (mlbundle) InvalidContainer: no end record at the end of the archive \
+             (comments and appended bytes are rejected) (byte {at})\n"
+        )
+    );
+}
