@@ -4,4 +4,5 @@
 
 pub mod commands;
 pub mod mlbundle;
+pub mod mpk;
 pub mod progress;

@@ -48,6 +48,11 @@ enum Command {
         #[command(subcommand)]
         command: modelgate_cli::mlbundle::MlbundleCommand,
     },
+    /// Extract MPK packages safely (`modelgate mpk extract PACKAGE.tar.gz DEST`).
+    Mpk {
+        #[command(subcommand)]
+        command: modelgate_cli::mpk::MpkCommand,
+    },
     /// Check every `<Expected>-<case>.<ext>` file under the folders against the outcome its
     /// name states (`valid` or an error kind); print mismatches and `N passed, N failed`.
     CorpusCheck {
@@ -63,5 +68,6 @@ fn main() -> ExitCode {
         Command::Inspect { format, json, file } => modelgate_cli::commands::inspect(&file, format.as_deref(), json),
         Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
         Command::Mlbundle { command } => modelgate_cli::mlbundle::run(command),
+        Command::Mpk { command } => modelgate_cli::mpk::run(command),
     }
 }
