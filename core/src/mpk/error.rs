@@ -48,8 +48,8 @@ impl MpkKind {
     ];
 }
 
-/// A rejected package: its kind, a message without its key (see [`fmt::Display`], which
-/// starts with the key) and where (`spec/mpk.md` §5).
+/// A rejected package: its kind, the detail (the message without its key; the message
+/// and the display start with the key) and where (`spec/mpk.md` §5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MpkError {
     /// The taxonomy key.
@@ -130,7 +130,9 @@ impl MpkError {
         )
     }
 
-    /// The format-independent rejection `modelgate check` prints as `KIND: message`.
+    /// The format-independent rejection for `modelgate check`, which prints it as
+    /// `KIND: detail`, so the printed message starts with the key (§5.1); the key is
+    /// not repeated inside `message`.
     pub fn rejection(&self) -> Rejection {
         Rejection {
             kind: self.kind.key(),

@@ -1,0 +1,55 @@
+//! `modelgate mpk extract PACKAGE.tar.gz DEST`: safe extraction of an MPK package
+//! (`spec/mpk.md` §6). DEST must not exist; it appears, complete, only on success.
+
+use clap::{Args, Subcommand};
+use modelgate_core::mpk::MpkLimits;
+use modelgate_io::extract::{ExtractError, extract};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `modelgate mpk ...` subcommands.
+#[derive(Subcommand)]
+pub enum MpkCommand {
+    /// Validate PACKAGE.tar.gz and extract it to DEST (which must not exist): JSON files to
+    /// DEST/etc, .so to DEST/lib, .elf to DEST/share. On any failure nothing is left behind.
+    Extract(ExtractArgs),
+}
+
+/// Arguments of `modelgate mpk extract`.
+#[derive(Args)]
+pub struct ExtractArgs {
+    /// The package; its name must end in exactly `.tar.gz`.
+    #[arg(value_name = "PACKAGE.tar.gz")]
+    package: PathBuf,
+    /// Destination folder; must not exist (a symbolic link there is refused too).
+    #[arg(value_name = "DEST")]
+    dest: PathBuf,
+}
+
+/// Runs one `mpk` subcommand. Exit 0 on success, 1 when the package is rejected
+/// (`PACKAGE: rejected (mpk) KIND: message`), 2 for usage or I/O errors.
+pub fn run(command: MpkCommand) -> ExitCode {
+    match command {
+        MpkCommand::Extract(args) => match extract(&args.package, &args.dest, MpkLimits::DEFAULT) {
+            Ok(p) => {
+                let stages: usize = p.pipelines.iter().map(|pl| pl.stages.len()).sum();
+                println!(
+                    "{}: extracted {} files, {} stages to {}",
+                    args.package.display(),
+                    p.files.len(),
+                    stages,
+                    args.dest.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(ExtractError::Rejected(e)) => {
+                println!("{}: rejected (mpk) {e}", args.package.display());
+                ExitCode::from(1)
+            }
+            Err(e) => {
+                eprintln!("modelgate: {}: {e}", args.package.display());
+                ExitCode::from(2)
+            }
+        },
+    }
+}

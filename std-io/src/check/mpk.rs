@@ -1,0 +1,148 @@
+//! MPK packages (`*.tar.gz`, `spec/mpk.md` §7): `check` streams the file through the
+//! package reader and writes nothing; `inspect` lists the stages in order.
+
+use super::{CheckError, Format};
+use crate::extract::{ExtractError, check_package};
+use modelgate_core::json::{Number, Writer};
+use modelgate_core::mpk::{MpkKind, MpkLimits, Package};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The `mpk` format.
+pub struct Mpk;
+
+fn to_check_error(e: ExtractError) -> CheckError {
+    match e {
+        ExtractError::Rejected(e) => CheckError::Rejected(e.rejection()),
+        ExtractError::Io(e) => CheckError::Io(e),
+        ExtractError::DestinationExists(p) => CheckError::Io(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            p.display().to_string(),
+        )),
+    }
+}
+
+impl Format for Mpk {
+    fn name(&self) -> &'static str {
+        "mpk"
+    }
+
+    fn kinds(&self) -> &'static [&'static str] {
+        &MpkKind::KEYS
+    }
+
+    /// `.tar.gz` (longer than gzip's `.gz`, so it wins detection), and the names the
+    /// extension rule exists to refuse (§3.0), so that they are reported as MPK.
+    fn suffixes(&self) -> &'static [&'static str] {
+        &[".tar.gz", ".tgz", ".mpk"]
+    }
+
+    fn check(&self, path: &Path) -> Result<(), CheckError> {
+        check_package(path, MpkLimits::DEFAULT)
+            .map(|_| ())
+            .map_err(to_check_error)
+    }
+
+    fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
+        let package = match check_package(path, MpkLimits::DEFAULT) {
+            Ok(p) => p,
+            Err(e) => return Some(Err(to_check_error(e))),
+        };
+        Some(Ok(if json {
+            inspect_json(&package)
+        } else {
+            inspect_text(&package)
+        }))
+    }
+}
+
+/// Human-readable listing: contract, files by class, stages in execution order.
+fn inspect_text(p: &Package) -> String {
+    let mut s = String::new();
+    let c = &p.contract;
+    let _ = writeln!(
+        s,
+        "contract {} (mpk_version {}, model {})",
+        p.contract_path, c.version, c.model
+    );
+    for f in &p.files {
+        let _ = writeln!(s, "file {} -> {} ({} bytes)", f.path, f.dest, f.size);
+    }
+    for (i, pl) in p.pipelines.iter().enumerate() {
+        let _ = writeln!(s, "pipeline {i}:");
+        for (n, st) in pl.stages.iter().enumerate() {
+            let deps = if st.dependencies.is_empty() {
+                "-".to_string()
+            } else {
+                st.dependencies.join(", ")
+            };
+            let _ = writeln!(
+                s,
+                "  {}. {} (sequence_id {}) {}/{} plugin {} config {} after {}",
+                n + 1,
+                st.name,
+                st.sequence_id,
+                st.processor,
+                st.kernel,
+                st.plugin_id,
+                st.config_path,
+                deps
+            );
+        }
+    }
+    for st in &c.stages {
+        let _ = writeln!(s, "executable {} ({}) {}", st.name, st.processor, st.executable);
+    }
+    s
+}
+
+/// One canonical JSON document with the same content.
+fn inspect_json(p: &Package) -> String {
+    let mut w = Writer::new();
+    w.begin_object();
+    w.name("contract").string(&p.contract_path);
+    w.name("executables").begin_array();
+    for st in &p.contract.stages {
+        w.begin_object();
+        w.name("executable").string(&st.executable);
+        w.name("name").string(&st.name);
+        w.name("processor").string(&st.processor);
+        w.end_object();
+    }
+    w.end_array();
+    w.name("files").begin_array();
+    for f in &p.files {
+        w.begin_object();
+        w.name("dest").string(&f.dest);
+        w.name("path").string(&f.path);
+        w.name("size").number(&Number::from_u64(f.size));
+        w.end_object();
+    }
+    w.end_array();
+    w.name("format").string("mpk");
+    w.name("model").string(&p.contract.model);
+    w.name("mpk_version").string(&p.contract.version);
+    w.name("pipelines").begin_array();
+    for pl in &p.pipelines {
+        w.begin_object().name("stages").begin_array();
+        for st in &pl.stages {
+            w.begin_object();
+            w.name("configPath").string(&st.config_path);
+            w.name("dependencies").begin_array();
+            for d in &st.dependencies {
+                w.string(d);
+            }
+            w.end_array();
+            w.name("kernel").string(&st.kernel);
+            w.name("name").string(&st.name);
+            w.name("pluginId").string(&st.plugin_id);
+            w.name("processor").string(&st.processor);
+            w.name("sequence_id").number(&Number::from_i64(st.sequence_id));
+            w.end_object();
+        }
+        w.end_array().end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.finish()
+}

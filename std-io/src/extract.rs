@@ -1,0 +1,282 @@
+//! Safe extraction of MPK packages (`spec/mpk.md` §6): the extension rule first, then one
+//! streaming pass gzip → tar → validation → content written into a private temporary
+//! root made next to the destination; on success the root is renamed into place, on any
+//! failure it is removed and nothing is left behind.
+
+use modelgate_core::mpk::{
+    Class, Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, Sink, check_extension,
+};
+use modelgate_core::{Location, Rejection};
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::hash::{BuildHasher, RandomState};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes read from the package per step (§6.2): memory stays a few chunks.
+pub const CHUNK: usize = 64 * 1024;
+
+/// Why extraction or checking failed.
+#[derive(Debug)]
+pub enum ExtractError {
+    /// The package broke a rule of `spec/mpk.md`.
+    Rejected(MpkError),
+    /// The destination exists (any kind of file, a symbolic link included) (§6.1).
+    DestinationExists(PathBuf),
+    /// The operating system refused.
+    Io(io::Error),
+}
+
+impl ExtractError {
+    /// The rejection, when the package itself was rejected.
+    pub fn rejection(&self) -> Option<Rejection> {
+        match self {
+            ExtractError::Rejected(e) => Some(e.rejection()),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ExtractError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExtractError::Rejected(e) => write!(f, "{e}"),
+            ExtractError::DestinationExists(p) => write!(f, "destination {} already exists", p.display()),
+            ExtractError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ExtractError {}
+
+impl From<io::Error> for ExtractError {
+    fn from(e: io::Error) -> Self {
+        ExtractError::Io(e)
+    }
+}
+
+impl From<MpkError> for ExtractError {
+    fn from(e: MpkError) -> Self {
+        ExtractError::Rejected(e)
+    }
+}
+
+/// §6.1: the file name rule, then the size limit from metadata, before any byte is read.
+fn open_package(package: &Path, limits: &MpkLimits) -> Result<File, ExtractError> {
+    let name = package
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    check_extension(&name)?;
+    let file = File::open(package)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "package is not a regular file").into());
+    }
+    if meta.len() > limits.max_archive_bytes {
+        let at = Location::at(limits.max_archive_bytes);
+        return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());
+    }
+    Ok(file)
+}
+
+/// Streams the package through the reader into `sink`, chunk by chunk (§6.2).
+fn run<S: Sink<Error = io::Error>>(mut file: File, limits: MpkLimits, sink: &mut S) -> Result<Package, ExtractError> {
+    let mut reader = MpkReader::new(limits, Registry::DEFAULT, crate::hash_key());
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        match reader.feed(buf.get(..n).unwrap_or_default(), sink) {
+            Ok(()) => {}
+            Err(Failure::Rejected(e)) => return Err(e.into()),
+            Err(Failure::Sink(e)) => return Err(e.into()),
+        }
+    }
+    Ok(reader.finish()?)
+}
+
+/// Validates the package without writing anything (`modelgate check`, §7).
+pub fn check_package(package: &Path, limits: MpkLimits) -> Result<Package, ExtractError> {
+    let file = open_package(package, &limits)?;
+    run(file, limits, &mut Discard)
+}
+
+struct Discard;
+
+impl Sink for Discard {
+    type Error = io::Error;
+    fn begin(&mut self, _: &str, _: Class, _: u64) -> io::Result<()> {
+        Ok(())
+    }
+    fn data(&mut self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn end(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Extracts `package` to `dest`, which must not exist (§6): the content goes into a
+/// private temporary root next to `dest`, which is renamed to `dest` only after the whole
+/// package passed; on any failure the root is removed. Returns what the package holds.
+pub fn extract(package: &Path, dest: &Path, limits: MpkLimits) -> Result<Package, ExtractError> {
+    let file = open_package(package, &limits)?;
+    refuse_existing(dest)?;
+    let root = TempRoot::create(dest)?;
+    let mut sink = DirSink {
+        root: root.path.clone(),
+        file: None,
+    };
+    let package = run(file, limits, &mut sink)?;
+    drop(sink);
+    root.publish(dest)?;
+    Ok(package)
+}
+
+/// §6.1: `dest` must not exist in any form; a symbolic link (even dangling) counts.
+fn refuse_existing(dest: &Path) -> Result<(), ExtractError> {
+    match fs::symlink_metadata(dest) {
+        Ok(_) => Err(ExtractError::DestinationExists(dest.to_path_buf())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A private directory next to the destination, removed on drop unless published (§6.3).
+struct TempRoot {
+    path: PathBuf,
+    published: bool,
+}
+
+impl TempRoot {
+    /// Creates `.<dest name>.<pid>.<n>.<random>.mpk-tmp` exclusively, mode 0700.
+    fn create(dest: &Path) -> io::Result<TempRoot> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let parent = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let base = dest
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?
+            .to_string_lossy()
+            .into_owned();
+        let random = RandomState::new().hash_one(std::process::id());
+        let mut last = io::Error::other("no temporary name");
+        for _ in 0..16 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path = parent.join(format!(".{base}.{}.{n}.{random:016x}.mpk-tmp", std::process::id()));
+            match private_dir().create(&path) {
+                Ok(()) => return Ok(TempRoot { path, published: false }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    /// §6.4: renames the root to `dest` (which was checked not to exist).
+    fn publish(mut self, dest: &Path) -> Result<(), ExtractError> {
+        refuse_existing(dest)?;
+        fs::rename(&self.path, dest)?;
+        self.published = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempRoot {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+fn private_dir() -> DirBuilder {
+    let mut b = DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b
+}
+
+/// Writes accepted files under the temporary root (§6.3).
+struct DirSink {
+    root: PathBuf,
+    file: Option<File>,
+}
+
+impl DirSink {
+    /// The path of `rel` under the root; `rel` is a normalised archive path with a
+    /// class folder, so every component is a plain name (checked again here).
+    fn target(&self, rel: &str) -> io::Result<PathBuf> {
+        let rel_path = Path::new(rel);
+        if rel.is_empty() || !rel_path.components().all(|c| matches!(c, Component::Normal(_))) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "destination path is not plain",
+            ));
+        }
+        Ok(self.root.join(rel_path))
+    }
+
+    /// Creates the parent folders of `target` inside the root, one at a time, never
+    /// following a symbolic link.
+    fn make_parents(&self, rel: &str) -> io::Result<()> {
+        let mut dir = self.root.clone();
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        parts.pop();
+        for part in parts {
+            dir.push(part);
+            match private_dir().create(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    if !fs::symlink_metadata(&dir)?.file_type().is_dir() {
+                        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "not a directory"));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Sink for DirSink {
+    type Error = io::Error;
+
+    fn begin(&mut self, dest: &str, _: Class, _: u64) -> io::Result<()> {
+        let target = self.target(dest)?;
+        self.make_parents(dest)?;
+        // §6.3: exclusive creation; an existing name (a link included) is an error.
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o644);
+        }
+        self.file = Some(options.open(target)?);
+        Ok(())
+    }
+
+    fn data(&mut self, chunk: &[u8]) -> io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.write_all(chunk),
+            None => Ok(()),
+        }
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        if let Some(mut f) = self.file.take() {
+            f.flush()?;
+            f.sync_all()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,216 @@
+//! Extraction fault tests (`spec/mpk.md` §6): nothing is left behind on failure, links at
+//! the destination are refused, the extension rule comes before any byte is read.
+
+use modelgate_core::gzip::write_gzip;
+use modelgate_core::mpk::{MpkKind, MpkLimits};
+use modelgate_core::tar::writer::END_OF_ARCHIVE;
+use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
+use modelgate_io::extract::{ExtractError, check_package, extract};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const CONTRACT: &str =
+    r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
+const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"mla","configPath":"run.json","processor":"MLA","kernel":"mla_inference","dependencies":["decoder"]}]}]}"#;
+
+fn files() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("mpk.json", CONTRACT.into()),
+        ("pipeline_sequence.json", PIPELINE.into()),
+        ("run.json", b"{}".to_vec()),
+        ("m.elf", vec![0x7f; 200_000]),
+    ]
+}
+
+fn tar_body(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut w = TarWriter::new(Flavor::Gnu);
+    for (p, d) in files {
+        w.append_file(p.as_bytes(), d, &FileMeta::FIXED).unwrap();
+    }
+    let mut t = w.finish();
+    t.truncate(t.len() - END_OF_ARCHIVE.len());
+    t
+}
+
+fn package(tar: Vec<u8>) -> Vec<u8> {
+    write_gzip(&tar, usize::MAX).unwrap()
+}
+
+fn valid() -> Vec<u8> {
+    let mut t = tar_body(&files());
+    t.extend_from_slice(&END_OF_ARCHIVE);
+    package(t)
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "modelgate-extract-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every path under `dir`, relative, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn valid_package_extracted_atomically() {
+    let dir = scratch("valid");
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, valid()).unwrap();
+    let dest = dir.join("out");
+    let p = extract(&pkg, &dest, MpkLimits::DEFAULT).unwrap();
+    assert_eq!(p.pipelines[0].stages[0].name, "run");
+    assert_eq!(
+        listing(&dir),
+        [
+            "model.tar.gz",
+            "out",
+            "out/etc",
+            "out/etc/mpk.json",
+            "out/etc/pipeline_sequence.json",
+            "out/etc/run.json",
+            "out/share",
+            "out/share/m.elf"
+        ]
+    );
+    assert_eq!(fs::read(dest.join("share/m.elf")).unwrap(), vec![0x7f; 200_000]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn last_entry_rejected_leaves_no_file_anywhere() {
+    let dir = scratch("last");
+    let mut t = tar_body(&files());
+    // The last entry is a symlink: everything before it was already written to the
+    // temporary root when it is rejected.
+    let mut h = file_header(b"evil.so", 0, &FileMeta::FIXED, Flavor::Gnu).unwrap();
+    h[156] = b'2';
+    h[157..168].copy_from_slice(b"/etc/passwd");
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h.iter().map(|&x| u32::from(x)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    t.extend_from_slice(&h);
+    t.extend_from_slice(&END_OF_ARCHIVE);
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, package(t)).unwrap();
+    let dest = dir.join("out");
+    match extract(&pkg, &dest, MpkLimits::DEFAULT) {
+        Err(ExtractError::Rejected(e)) => assert_eq!(e.kind, MpkKind::PathTraversal),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(listing(&dir), ["model.tar.gz"]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_end_rejected_after_content_leaves_nothing() {
+    let dir = scratch("noend");
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, package(tar_body(&files()))).unwrap();
+    let err = extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT).unwrap_err();
+    assert!(
+        matches!(err, ExtractError::Rejected(ref e) if e.kind == MpkKind::InvalidArchive),
+        "{err}"
+    );
+    assert_eq!(listing(&dir), ["model.tar.gz"]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_planted_at_destination_refused() {
+    let dir = scratch("planted");
+    let outside = scratch("outside");
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, valid()).unwrap();
+    let dest = dir.join("out");
+    std::os::unix::fs::symlink(&outside, &dest).unwrap();
+    let err = extract(&pkg, &dest, MpkLimits::DEFAULT).unwrap_err();
+    assert!(matches!(err, ExtractError::DestinationExists(_)), "{err}");
+    assert!(listing(&outside).is_empty(), "nothing written through the link");
+    assert_eq!(listing(&dir), ["model.tar.gz", "out"]);
+    // A dangling link is refused too.
+    fs::remove_dir_all(&outside).unwrap();
+    assert!(matches!(
+        extract(&pkg, &dest, MpkLimits::DEFAULT),
+        Err(ExtractError::DestinationExists(_))
+    ));
+    assert!(!outside.exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn existing_destination_refused() {
+    let dir = scratch("exists");
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, valid()).unwrap();
+    fs::create_dir(dir.join("out")).unwrap();
+    assert!(matches!(
+        extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT),
+        Err(ExtractError::DestinationExists(_))
+    ));
+    assert_eq!(listing(&dir), ["model.tar.gz", "out"]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn extension_rule_before_any_byte() {
+    // The files do not even exist: the name alone decides.
+    for name in ["model.tgz", "model.mpk", "model.tar", "model.gz", "model.TAR.GZ"] {
+        let path = Path::new("/nonexistent-modelgate").join(name);
+        match check_package(&path, MpkLimits::DEFAULT) {
+            Err(ExtractError::Rejected(e)) => {
+                assert_eq!(e.kind, MpkKind::InvalidArchive);
+                assert!(e.to_string().starts_with("invalid_archive: "));
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn archive_size_limit_from_metadata() {
+    let dir = scratch("size");
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, valid()).unwrap();
+    let limits = MpkLimits {
+        max_archive_bytes: 100,
+        ..MpkLimits::DEFAULT
+    };
+    match check_package(&pkg, limits) {
+        Err(ExtractError::Rejected(e)) => assert_eq!(e.kind, MpkKind::SizeLimitExceeded),
+        other => panic!("{other:?}"),
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn check_writes_nothing() {
+    let dir = scratch("check");
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, valid()).unwrap();
+    check_package(&pkg, MpkLimits::DEFAULT).unwrap();
+    assert_eq!(listing(&dir), ["model.tar.gz"]);
+    fs::remove_dir_all(&dir).unwrap();
+}
