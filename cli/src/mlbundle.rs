@@ -3,7 +3,7 @@
 
 use clap::{Args, Subcommand};
 use modelgate_core::mlbundle::{self, ArchiveLimits, Manifest, MemberName, Recipe};
-use modelgate_io::publish::publish_bytes;
+use modelgate_io::publish::{WriteError, write_mlbundle};
 use modelgate_io::read::{ReadError, read_bounded};
 use std::collections::BTreeMap;
 use std::io;
@@ -124,23 +124,20 @@ fn pack(args: &PackArgs) -> ExitCode {
         }
     }
     let manifest = Manifest::new(recipe, args.structure.is_some(), args.samples.is_some());
-    let bytes = match mlbundle::write_container(&manifest, &members, &limits) {
-        Ok(b) => b,
-        Err(e) => return rejected(&args.output, &e),
-    };
-    match publish_bytes(&args.output, &bytes, args.overwrite) {
-        Ok(()) => {
+    match write_mlbundle(&manifest, &members, Some(&args.output), args.overwrite, &limits) {
+        Ok(bytes) => {
             println!("{}: written (mlbundle, {} bytes)", args.output.display(), bytes.len());
             ExitCode::SUCCESS
         }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+        Err(WriteError::Rejected(e)) => rejected(&args.output, &e),
+        Err(WriteError::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists => {
             eprintln!(
                 "{}: already exists; use --overwrite to replace it",
                 args.output.display()
             );
             ExitCode::from(USAGE_OR_IO)
         }
-        Err(e) => io_error(&args.output, &e),
+        Err(WriteError::Io(e)) => io_error(&args.output, &e),
     }
 }
 

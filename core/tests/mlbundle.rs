@@ -151,3 +151,24 @@ fn writer_output_bounded_by_archive_budget() {
     let e = write_container(&standalone(), &members(&noise), &limits).unwrap_err();
     assert_eq!(e.kind, ErrorKind::LimitExceeded);
 }
+
+#[test]
+fn writer_accepts_json_ready_parts_without_integrity() {
+    let parts = br#"{"format":"mlbundle","format_version":"1","recipe":{"kind":"standalone","members":["model.onnx"]},"schema":"schema.json"}"#;
+    let manifest = Manifest::from_parts(parts, &ArchiveLimits::DEFAULT).unwrap();
+    assert!(manifest.integrity.is_empty());
+    let bytes = write_container(&manifest, &members(b"onnx bytes"), &ArchiveLimits::DEFAULT).unwrap();
+    assert_eq!(bytes, bundle());
+}
+
+#[test]
+fn json_ready_parts_still_checked() {
+    let parts = br#"{"format":"mlbundle","format_version":"2"}"#;
+    let e = Manifest::from_parts(parts, &ArchiveLimits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UnsupportedFormatVersion);
+    let parts =
+        br#"{"format":"mlbundle","format_version":"1","recipe":{"kind":"standalone","members":["model.onnx"]}}"#;
+    let e = Manifest::from_parts(parts, &ArchiveLimits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidManifest);
+    assert_eq!(e.location.path.as_deref(), Some("manifest.schema"));
+}

@@ -129,3 +129,29 @@ fn create_temp(dest: &Path) -> io::Result<(PathBuf, File)> {
         "no free temporary file name",
     ))
 }
+
+/// Why [`write_mlbundle`] failed.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The writer rejected the inputs (`spec/mlbundle.md` §10).
+    Rejected(modelgate_core::mlbundle::Error),
+    /// Publication failed (an existing destination without `overwrite` is `AlreadyExists`).
+    Io(io::Error),
+}
+
+/// `write_container(manifest, members, destination, overwrite, limits)` (seed 000
+/// "Container functions"): the core writer, whose output is re-validated through the reader,
+/// then publication at `destination` when one is given (§11.2). Returns the bytes.
+pub fn write_mlbundle(
+    manifest: &modelgate_core::mlbundle::Manifest,
+    members: &std::collections::BTreeMap<modelgate_core::mlbundle::MemberName, Vec<u8>>,
+    destination: Option<&Path>,
+    overwrite: bool,
+    limits: &modelgate_core::mlbundle::ArchiveLimits,
+) -> Result<Vec<u8>, WriteError> {
+    let bytes = modelgate_core::mlbundle::write_container(manifest, members, limits).map_err(WriteError::Rejected)?;
+    if let Some(dest) = destination {
+        publish_bytes(dest, &bytes, overwrite).map_err(WriteError::Io)?;
+    }
+    Ok(bytes)
+}

@@ -6,7 +6,7 @@ use super::names::MemberName;
 use super::version::{READER_VERSION, is_strict_version, quote_version, reexport_hint};
 use crate::Location;
 use crate::digest::hex;
-use crate::json::{self, Cursor, FieldError, Problem, Value};
+use crate::json::{self, Cursor, FieldError, Member, Node, Problem, Value};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -90,6 +90,25 @@ impl Manifest {
         typed(&root).map_err(|e| field_error(&e, &reexport_hint(writer)))
     }
 
+    /// JSON-ready manifest parts for the writer (§10.4): the manifest schema of §5.2, except
+    /// that `writer_version` and `integrity` may be omitted (the writer sets both; given
+    /// integrity records are validated, then replaced).
+    pub fn from_parts(bytes: &[u8], limits: &ArchiveLimits) -> Result<Manifest, Error> {
+        let mut value = json::parse(bytes, limits.json(MemberName::Manifest)).map_err(syntax_error)?;
+        if let Node::Object(members) = &mut value.node {
+            let missing = |members: &[Member], name: &str| !members.iter().any(|m| m.name == name);
+            if missing(members, "writer_version") {
+                members.push(synthetic("writer_version", Node::String(String::from(READER_VERSION))));
+            }
+            if missing(members, "integrity") {
+                members.push(synthetic("integrity", Node::Object(alloc::vec::Vec::new())));
+            }
+        }
+        let root = Cursor::root(&value, "manifest");
+        identity(&root)?;
+        typed(&root).map_err(|e| field_error(&e, ""))
+    }
+
     /// The canonical manifest text (§10.4): members in the order of §5.2.
     pub fn to_json(&self) -> String {
         let mut w = json::Writer::new();
@@ -124,6 +143,15 @@ impl Manifest {
         }
         w.end_object().end_object();
         w.finish()
+    }
+}
+
+/// A member the writer supplies for omitted parts.
+fn synthetic(name: &str, node: Node) -> Member {
+    Member {
+        name: String::from(name),
+        name_offset: 0,
+        value: Value::new(node),
     }
 }
 
