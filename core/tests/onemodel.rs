@@ -355,10 +355,11 @@ fn tensor_is_a_view_of_the_file() {
     data[64..80].copy_from_slice(&[1; 16]);
     let f = file(&m, &data);
     let model = read(&f).unwrap();
-    let TensorData::Raw(bytes) = model.graph.initializers[0].data else {
+    let TensorData::Raw(bytes) = &model.graph.initializers[0].data else {
         panic!()
     };
-    assert_eq!(bytes, &[1; 16]);
+    assert_eq!(bytes.as_ref(), &[1; 16]);
+    assert!(matches!(bytes, std::borrow::Cow::Borrowed(_)));
     let start = bytes.as_ptr() as usize - f.as_ptr() as usize;
     assert_eq!(
         start,
@@ -838,7 +839,7 @@ fn sample_model<'a>(w: &'a [u8], idx: &'a [u8]) -> Model<'a> {
         name: name.into(),
         dtype,
         dims,
-        data: TensorData::Raw(bytes),
+        data: TensorData::Raw(bytes.into()),
         ..Tensor::default()
     };
     let sub = Graph {
@@ -953,7 +954,7 @@ fn writer_rejects_bytes_disagreeing_with_dims() {
             initializers: vec![Tensor {
                 dtype: 1,
                 dims: vec![2],
-                data: TensorData::Raw(&w),
+                data: TensorData::Raw(w[..].into()),
                 ..Tensor::default()
             }],
             ..Graph::default()

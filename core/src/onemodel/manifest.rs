@@ -8,6 +8,7 @@ use super::error::{Error, ErrorKind};
 use super::model::*;
 use super::tensor::{self, RangeError};
 use crate::json::{Cursor, Problem};
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
@@ -291,7 +292,11 @@ impl<'a> Reader<'a> {
                         "strings on a tensor that is not of dtype 8",
                     ));
                 }
-                TensorData::Raw(self.data_range(&c.field("data").map_err(fe)?, bits, count)?)
+                TensorData::Raw(Cow::Borrowed(self.data_range(
+                    &c.field("data").map_err(fe)?,
+                    bits,
+                    count,
+                )?))
             }
             None => {
                 if let Some(d) = data_c {

@@ -1,7 +1,8 @@
 //! The in-memory model a OneModel file describes (`spec/onemodel.md` §2): one Rust type per
-//! manifest table. Strings are owned; tensor bytes are views (`&'a [u8]`) into the caller's
-//! file bytes, never copies.
+//! manifest table. Strings are owned; tensor bytes read from a file are views
+//! (`Cow::Borrowed`) into the caller's file bytes, never copies.
 
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -198,15 +199,16 @@ pub struct Tensor<'a> {
 /// A tensor's elements (§2.5 `data` or `strings`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TensorData<'a> {
-    /// Fixed-size elements in `raw_data` layout: a view of the file's data region.
-    Raw(&'a [u8]),
+    /// Fixed-size elements in `raw_data` layout: when read from a file, a view of its data
+    /// region (`Cow::Borrowed`); owned when converted from typed ONNX fields.
+    Raw(Cow<'a, [u8]>),
     /// dtype 8: one byte string per element.
     Strings(Vec<Vec<u8>>),
 }
 
 impl Default for TensorData<'_> {
     fn default() -> Self {
-        TensorData::Raw(&[])
+        TensorData::Raw(Cow::Borrowed(&[]))
     }
 }
 

@@ -67,7 +67,7 @@ fn model_tensors<'m, 'a>(m: &'m Model<'a>, f: &mut impl FnMut(&'m Tensor<'a>)) {
 
 /// Checks a tensor the way a reader would (§2.5) so the writer never emits an unreadable
 /// file; returns its raw bytes, or `None` for a string tensor.
-fn checked_raw<'a>(t: &Tensor<'a>) -> R<Option<&'a [u8]>> {
+fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
     if !tensor::is_tensor_dtype(t.dtype) {
         return Err(invalid(ErrorKind::Unsupported, "unsupported dtype"));
     }
@@ -77,6 +77,7 @@ fn checked_raw<'a>(t: &Tensor<'a>) -> R<Option<&'a [u8]>> {
     let count = tensor::element_count(&t.dims).map_err(|k| invalid(k, "element count at 2^60 or more"))?;
     match (&t.data, tensor::bits(t.dtype)) {
         (TensorData::Raw(bytes), Some(bits)) => {
+            let bytes: &'m [u8] = bytes;
             let expected = tensor::byte_length(count, bits);
             if expected > u128::from(tensor::MAX_TENSOR_BYTES) {
                 return Err(invalid(ErrorKind::Unsupported, "tensor larger than 2^31 - 1 bytes"));

@@ -163,7 +163,7 @@ fn t<'b>(name: &str, dtype: u8, dims: Vec<u64>, bytes: &'b [u8]) -> Tensor<'b> {
         name: name.into(),
         dtype,
         dims,
-        data: TensorData::Raw(bytes),
+        data: TensorData::Raw(bytes.into()),
         ..Tensor::default()
     }
 }
