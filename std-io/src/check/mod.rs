@@ -7,8 +7,8 @@
 mod deflate;
 mod gzip;
 mod json;
-mod mpk;
 mod mlbundle;
+mod mpk;
 mod onemodel;
 
 use modelgate_core::Rejection;
