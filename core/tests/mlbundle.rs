@@ -118,7 +118,8 @@ fn writer_rejects_input_over_the_ratio() {
     let limits = ArchiveLimits::DEFAULT.with(Limit::Ratio, 2).unwrap();
     let e = write_container(&standalone(), &members(&[0u8; 10_000]), &limits).unwrap_err();
     assert_eq!(e.kind, ErrorKind::LimitExceeded);
-    assert_eq!(e.location.member.as_deref(), Some("model.onnx"));
+    assert_eq!(e.member, Some(N::ModelOnnx));
+    assert_eq!(e.message, "model.onnx: uncompressed/compressed ratio exceeds 2");
 }
 
 #[test]

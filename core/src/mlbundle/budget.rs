@@ -17,8 +17,8 @@ pub fn check_budget(archive: &Archive, limits: &ArchiveLimits) -> Result<(), Err
         let Some(name) = MemberName::from_index(c.name) else {
             continue;
         };
-        let at = Location::at(c.header_offset).in_member(name.as_str());
-        let limit = |msg: alloc::string::String| Error::new(ErrorKind::LimitExceeded, msg, at.clone());
+        let at = Location::at(c.header_offset);
+        let limit = |msg: alloc::string::String| Error::new(ErrorKind::LimitExceeded, msg, at.clone()).about(name);
         let cap = limits.member_cap(name);
         if c.uncompressed > cap {
             return Err(limit(format!(
@@ -26,7 +26,7 @@ pub fn check_budget(archive: &Archive, limits: &ArchiveLimits) -> Result<(), Err
                 c.uncompressed
             )));
         }
-        check_ratio(c.compressed, c.uncompressed, limits.get(Limit::Ratio), &at)?;
+        check_ratio(c.compressed, c.uncompressed, limits.get(Limit::Ratio), &at).map_err(|e| e.about(name))?;
         compressed = compressed.saturating_add(c.compressed);
         if compressed > limits.get(Limit::CompressedTotal) {
             let max = limits.get(Limit::CompressedTotal);

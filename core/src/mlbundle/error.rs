@@ -47,18 +47,33 @@ pub struct Error {
     /// Fixed text plus numbers, member names, JSON paths and at most 64 characters of a
     /// version string.
     pub message: String,
-    /// Member, JSON path and byte offset, where known.
+    /// Where: for ZIP structure and limit errors the archive offset (the member is in
+    /// [`Error::member`] and the message); for JSON errors the member, the JSON path and the
+    /// offset inside the member's bytes (`Location`'s convention).
     pub location: Location,
+    /// The member the failure belongs to, where there is one.
+    pub member: Option<MemberName>,
 }
 
 impl Error {
     /// An error of `kind` with `message` at `location`.
+    /// The member is taken from `location.member` when that names one.
     pub fn new(kind: ErrorKind, message: impl Into<String>, location: Location) -> Self {
+        let member = location.member.as_deref().and_then(MemberName::parse);
         Error {
             kind,
             message: message.into(),
             location,
+            member,
         }
+    }
+
+    /// The same error about `member`, whose location stays an archive offset: the member is
+    /// recorded and named at the start of the message.
+    pub fn about(mut self, member: MemberName) -> Self {
+        self.member = Some(member);
+        self.message = format!("{member}: {}", self.message);
+        self
     }
 
     /// The format-independent rejection for `modelgate check`.
@@ -70,9 +85,10 @@ impl Error {
         }
     }
 
-    /// The same error located in `member`.
+    /// The same error located in `member` (offsets inside its bytes).
     pub fn in_member(mut self, member: MemberName) -> Self {
         self.location.member = Some(String::from(member.as_str()));
+        self.member = Some(member);
         self
     }
 }
@@ -85,21 +101,17 @@ impl fmt::Display for Error {
 
 impl From<ZipError> for Error {
     /// Limit reasons become `LimitExceeded`, every other ZIP reason `InvalidContainer`
-    /// (§9.1), at the archive offset and member the reader found.
+    /// (§9.1), at the archive offset the reader found, about the member it names.
     fn from(e: ZipError) -> Self {
         let kind = if e.reason.is_limit() {
             ErrorKind::LimitExceeded
         } else {
             ErrorKind::InvalidContainer
         };
-        let mut location = Location::at(e.offset);
-        if let Some(name) = e.member.and_then(MemberName::from_index) {
-            location = location.in_member(name.as_str());
+        let error = Error::new(kind, format!("{}", e.reason), Location::at(e.offset));
+        match e.member.and_then(MemberName::from_index) {
+            Some(name) => error.about(name),
+            None => error,
         }
-        let message = match e.reason {
-            ZipReason::Inflate(_) | ZipReason::CrcMismatch { .. } => format!("{}", e.reason),
-            r => format!("{r}"),
-        };
-        Error::new(kind, message, location)
     }
 }

@@ -122,8 +122,7 @@ fn compress_all(all: &[(MemberName, &[u8])], limits: &ArchiveLimits) -> Result<V
             _ => limit_err(format!("{e}"), Some(*name)),
         })?;
         let (c, u) = (stream.len() as u64, bytes.len() as u64);
-        let at = Location::NONE.in_member(name.as_str());
-        check_ratio(c, u, limits.get(Limit::Ratio), &at)?;
+        check_ratio(c, u, limits.get(Limit::Ratio), &Location::NONE).map_err(|e| e.about(*name))?;
         budget = budget.saturating_sub(c);
         let mut d = ChunkDigest::crc_only();
         d.update(bytes);

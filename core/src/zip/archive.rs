@@ -28,7 +28,7 @@ pub struct Archive {
 }
 
 impl Archive {
-    /// Validates the structure of `data` (§2) with member names from `names` (at most 64)
+    /// Validates the structure of `data` (§2) with member names from `names`
     /// and at most `max_entries` members (checked from the end record before the directory
     /// is parsed, §3.4: [`ZipReason::TooManyEntries`]). Reads no member data.
     pub fn parse(data: &[u8], names: &[&str], max_entries: u64) -> Result<Archive, ZipError> {

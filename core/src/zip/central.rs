@@ -41,24 +41,21 @@ pub struct CentralEntry {
 }
 
 /// Parses the whole central directory of `dir` (§2.3): exactly `dir.count` headers filling
-/// exactly `dir.size` bytes, each name from `names` (at most 64) and unique.
+/// exactly `dir.size` bytes, each name from `names` and unique.
 pub fn read_central(data: &[u8], dir: &Directory, names: &[&str]) -> Result<Vec<CentralEntry>, ZipError> {
     let mut entries = Vec::new();
-    let mut seen: u64 = 0;
+    // §1.2: one flag per allowed name, so duplicate detection is linear.
+    let mut seen = alloc::vec![false; names.len()];
     let mut at = dir.offset;
     for _ in 0..dir.count {
         if at >= dir.end {
             return Err(ZipError::at(ZipReason::DirectoryCount, at));
         }
         let (entry, next) = read_one(data, at, dir.end, names)?;
-        let bit = 1u64
-            .checked_shl(u32::try_from(entry.name).unwrap_or(u32::MAX))
-            .unwrap_or(0);
-        if seen & bit != 0 {
-            // §1.2: each name at most once.
-            return Err(ZipError::at(ZipReason::DuplicateName, at).member(entry.name));
+        match seen.get_mut(entry.name) {
+            Some(flag) if !*flag => *flag = true,
+            _ => return Err(ZipError::at(ZipReason::DuplicateName, at).member(entry.name)),
         }
-        seen |= bit;
         entries
             .try_reserve(1)
             .map_err(|_| ZipError::at(ZipReason::OutOfMemory, at))?;
