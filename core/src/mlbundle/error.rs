@@ -1,6 +1,6 @@
 //! The mlbundle error taxonomy (`spec/mlbundle.md` §9).
 
-use crate::zip::{ZipError, ZipReason};
+use crate::zip::ZipError;
 use crate::{Location, Rejection};
 use alloc::format;
 use alloc::string::String;
