@@ -173,3 +173,91 @@ fn json_ready_parts_still_checked() {
     assert_eq!(e.kind, ErrorKind::InvalidManifest);
     assert_eq!(e.location.path.as_deref(), Some("manifest.schema"));
 }
+
+/// The central header offset of `name` in `bytes`.
+fn central_offset(bytes: &[u8], name: N) -> u64 {
+    let a = modelgate_core::zip::Archive::parse(bytes, &modelgate_core::mlbundle::names::NAMES, 6).unwrap();
+    a.entry(name as usize).unwrap().central.header_offset
+}
+
+#[test]
+fn lowered_member_cap_checked_from_metadata() {
+    let bytes = bundle();
+    let limits = ArchiveLimits::DEFAULT.with(Limit::Member, 9).unwrap();
+    let e = read_container(&bytes, &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    // The manifest (first in directory order) is already over 9 bytes.
+    assert_eq!(e.member, Some(N::Manifest));
+    assert_eq!(e.location.offset, Some(central_offset(&bytes, N::Manifest)));
+    assert_eq!(e.location.member, None);
+}
+
+#[test]
+fn lowered_uncompressed_total_names_the_member_that_crosses_it() {
+    let bytes = bundle();
+    let c = read_container(&bytes, &ArchiveLimits::DEFAULT).unwrap();
+    let manifest_len = c.members[&N::Manifest].len() as u64;
+    let limits = ArchiveLimits::DEFAULT
+        .with(Limit::UncompressedTotal, manifest_len + 3)
+        .unwrap();
+    let e = read_container(&bytes, &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert_eq!(e.member, Some(N::ModelOnnx));
+    assert_eq!(e.location.offset, Some(central_offset(&bytes, N::ModelOnnx)));
+}
+
+#[test]
+fn lowered_compressed_total_rejected() {
+    let bytes = bundle();
+    let limits = ArchiveLimits::DEFAULT.with(Limit::CompressedTotal, 10).unwrap();
+    let e = read_container(&bytes, &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert_eq!(e.member, Some(N::Manifest));
+    assert!(
+        e.message.starts_with("manifest.json: compressed sizes exceed"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn lowered_json_depth_applies_to_members() {
+    let bytes = bundle();
+    // schema.json nests 3 deep: {"inputs":[{...}]}.
+    let limits = ArchiveLimits::DEFAULT.with(Limit::JsonDepth, 2).unwrap();
+    let e = read_container(&bytes, &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert_eq!(e.location.member.as_deref(), Some("manifest.json"));
+    let limits = ArchiveLimits::DEFAULT.with(Limit::JsonDepth, 3).unwrap();
+    assert!(read_container(&bytes, &limits).is_ok());
+}
+
+#[test]
+fn lowered_schema_cap_rejects_schema_only() {
+    let bytes = bundle();
+    let limits = ArchiveLimits::DEFAULT
+        .with(Limit::Schema, SCHEMA.len() as u64 - 1)
+        .unwrap();
+    let e = read_container(&bytes, &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert_eq!(e.member, Some(N::Schema));
+    let limits = ArchiveLimits::DEFAULT.with(Limit::Schema, SCHEMA.len() as u64).unwrap();
+    assert!(read_container(&bytes, &limits).is_ok());
+}
+
+#[test]
+fn inspect_json_is_canonical_and_lists_fixed_order() {
+    let view = inspect(&bundle(), &ArchiveLimits::DEFAULT).unwrap();
+    let text = view.to_json();
+    let parsed = modelgate_core::json::parse(text.as_bytes(), modelgate_core::json::Limits::DEFAULT).unwrap();
+    assert_eq!(modelgate_core::json::to_canonical(&parsed), text);
+    let names: Vec<&str> = parsed.get("members").map_or(Vec::new(), |m| match &m.node {
+        modelgate_core::json::Node::Array(items) => items
+            .iter()
+            .filter_map(|i| i.get("name").and_then(|n| n.as_str()))
+            .collect(),
+        _ => Vec::new(),
+    });
+    assert_eq!(names, ["manifest.json", "model.onnx", "schema.json"]);
+    assert!(text.contains("not attested"));
+}
