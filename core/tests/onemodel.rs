@@ -963,3 +963,160 @@ fn writer_rejects_bytes_disagreeing_with_dims() {
     };
     assert_eq!(write(&model).unwrap_err().kind, ErrorKind::OutOfRange);
 }
+
+// ---- §6 ONNX protobuf ------------------------------------------------------------------------
+
+mod onnx_proto {
+    use super::*;
+    use modelgate_core::onnx::{self, wire::*};
+
+    fn len(number: u32, bytes: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_len(&mut v, number, bytes);
+        v
+    }
+
+    fn int(number: u32, value: u64) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_key(&mut v, number, 0);
+        put_varint(&mut v, value);
+        v
+    }
+
+    /// ModelProto { ir_version: 9, graph: { initializer: [tensor] } }.
+    fn model_with_tensor(tensor: &[u8]) -> Vec<u8> {
+        [int(1, 9), len(7, &len(5, tensor))].concat()
+    }
+
+    fn err(bytes: &[u8]) -> Error {
+        onnx::to_model(bytes).expect_err("must be rejected")
+    }
+
+    #[test]
+    fn onnx_round_trip_is_identity() {
+        let w: Vec<u8> = (0..16).collect();
+        let idx = 2u64.to_le_bytes();
+        let model = sample_model(&w, &idx);
+        let proto = onnx::write_model(&model);
+        let back = onnx::to_model(&proto).unwrap();
+        assert_eq!(back, model);
+        assert_eq!(onnx::write_model(&back), proto, "same model, same protobuf bytes");
+    }
+
+    #[test]
+    fn onnx_to_onemodel_to_onnx() {
+        let w: Vec<u8> = (0..16).collect();
+        let idx = 2u64.to_le_bytes();
+        let proto = onnx::write_model(&sample_model(&w, &idx));
+        let one = write(&onnx::to_model(&proto).unwrap()).unwrap();
+        let again = write(&onnx::to_model(&proto).unwrap()).unwrap();
+        assert_eq!(one, again, "converting twice gives identical bytes");
+        assert_eq!(onnx::write_model(&read(&one).unwrap()), proto);
+    }
+
+    #[test]
+    fn onnx_raw_data_is_a_view() {
+        let tensor = [int(1, 2), int(2, 1), len(9, &[0, 0, 128, 63, 0, 0, 0, 64])].concat();
+        let proto = model_with_tensor(&tensor);
+        let m = onnx::to_model(&proto).unwrap();
+        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
+            panic!()
+        };
+        assert!(matches!(b, std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn onnx_typed_float_data_converted() {
+        let mut packed = Vec::new();
+        packed.extend_from_slice(&1.0f32.to_le_bytes());
+        packed.extend_from_slice(&f32::NAN.to_le_bytes());
+        let tensor = [int(1, 2), int(2, 1), len(4, &packed)].concat();
+        let proto = model_with_tensor(&tensor);
+        let m = onnx::to_model(&proto).unwrap();
+        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
+            panic!()
+        };
+        assert_eq!(b.as_ref(), packed.as_slice());
+    }
+
+    #[test]
+    fn onnx_int32_data_for_uint8_out_of_range() {
+        let tensor = [int(1, 1), int(2, 2), int(5, 300)].concat();
+        assert_eq!(err(&model_with_tensor(&tensor)).kind, ErrorKind::OutOfRange);
+        let tensor = [int(1, 2), int(2, 2), int(5, 255), int(5, 7)].concat();
+        let proto = model_with_tensor(&tensor);
+        let m = onnx::to_model(&proto).unwrap();
+        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
+            panic!()
+        };
+        assert_eq!(b.as_ref(), &[255, 7]);
+    }
+
+    #[test]
+    fn onnx_raw_data_length_mismatch_out_of_range() {
+        let tensor = [int(1, 3), int(2, 1), len(9, &[0; 8])].concat();
+        let e = err(&model_with_tensor(&tensor));
+        assert_eq!(
+            (e.kind, e.path.as_deref()),
+            (ErrorKind::OutOfRange, Some("onnx.graph.initializer[0]"))
+        );
+    }
+
+    #[test]
+    fn onnx_external_data_unsupported_in_core() {
+        let tensor = [int(1, 1), int(2, 1), int(14, 1)].concat();
+        assert_eq!(err(&model_with_tensor(&tensor)).kind, ErrorKind::Unsupported);
+    }
+
+    #[test]
+    fn onnx_training_info_unsupported() {
+        let proto = [int(1, 9), len(7, &[]), len(20, &[])].concat();
+        let e = err(&proto);
+        assert_eq!((e.kind, e.offset), (ErrorKind::Unsupported, Some(4)));
+    }
+
+    #[test]
+    fn onnx_onemodel_magic_is_not_protobuf() {
+        let e = err(&file(EMPTY, &[]));
+        assert_eq!((e.kind, e.offset), (ErrorKind::Malformed, Some(0)));
+    }
+
+    #[test]
+    fn onnx_truncated_length_rejected() {
+        let mut proto = [int(1, 9), len(7, &len(2, b"graph"))].concat();
+        proto.truncate(proto.len() - 2);
+        assert_eq!(err(&proto).kind, ErrorKind::Malformed);
+    }
+
+    #[test]
+    fn onnx_singular_field_repeated_rejected() {
+        let proto = [int(1, 9), int(1, 8), len(7, &[])].concat();
+        let e = err(&proto);
+        assert_eq!((e.kind, e.offset), (ErrorKind::Malformed, Some(2)));
+    }
+
+    #[test]
+    fn onnx_missing_graph_rejected() {
+        assert_eq!(err(&int(1, 9)).kind, ErrorKind::Malformed);
+    }
+
+    #[test]
+    fn onnx_type_nesting_65_limit_exceeded() {
+        // TypeProto { sequence_type { elem_type: ... } } 64 deep inside a graph input.
+        let mut ty = len(1, &int(1, 1));
+        for _ in 0..64 {
+            ty = len(4, &len(1, &ty));
+        }
+        let proto = [int(1, 9), len(7, &len(11, &[len(1, b"x"), len(2, &ty)].concat()))].concat();
+        assert_eq!(err(&proto).kind, ErrorKind::LimitExceeded);
+    }
+
+    #[test]
+    fn onnx_graph_names_resolved() {
+        // A node reading an undefined value.
+        let node = [len(1, b"nope"), len(2, b"y"), len(4, b"Relu")].concat();
+        let proto = [int(1, 9), len(7, &len(1, &node)), len(8, &int(2, 17))].concat();
+        let e = err(&proto);
+        assert_eq!(e.kind, ErrorKind::Malformed);
+    }
+}

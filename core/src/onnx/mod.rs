@@ -1,1 +1,20 @@
-//! Placeholder: filled in by issue 4.
+//! ONNX protobuf, by hand and bounded (`spec/onemodel.md` §6): [`read_model`] decodes a
+//! serialised `ModelProto` into the same [`crate::onemodel::Model`] a OneModel file gives,
+//! [`write_model`] serialises one back. `wire` holds the protobuf primitives.
+
+pub mod read;
+pub mod wire;
+pub mod write;
+
+pub use read::{Limits, read_model};
+pub use write::write_model;
+
+use crate::onemodel::{Error, Model, names};
+
+/// Reads an ONNX file and resolves its names exactly as for a OneModel file (§3.1), so a
+/// model that converts is one the OneModel reader accepts.
+pub fn to_model(bytes: &[u8]) -> Result<Model<'_>, Error> {
+    let mut m = read_model(bytes, Limits::default())?;
+    names::resolve(&mut m, None)?;
+    Ok(m)
+}
