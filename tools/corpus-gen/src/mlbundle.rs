@@ -472,6 +472,30 @@ cases! {
         (b, ic(None, at))
     };
 
+    empty_archive_end_record_only => {
+        let z = Zip::new(Vec::new());
+        (z.build().0, ic(None, 0))
+    };
+    zip64_entry_count_huge => {
+        let mut z = std_zip();
+        z.zip64_end = true;
+        z.end_sentinels = true;
+        let (mut b, l) = built(z);
+        let at = l.zip64_end.unwrap();
+        patch(&mut b, at + 24, &(1u64 << 40).to_le_bytes());
+        patch(&mut b, at + 32, &(1u64 << 40).to_le_bytes());
+        (b, limit(None, at))
+    };
+    zip64_directory_offset_overflow => {
+        let mut z = std_zip();
+        z.zip64_end = true;
+        z.end_sentinels = true;
+        let (mut b, l) = built(z);
+        let at = l.zip64_end.unwrap();
+        patch(&mut b, at + 48, &u64::MAX.to_le_bytes());
+        (b, ic(None, at))
+    };
+
     // ---------------------------------------------------------- central directory (§2.3)
     central_signature => {
         let (mut b, l) = built(std_zip());
@@ -489,6 +513,16 @@ cases! {
     central_internal_attributes => {
         let (b, l) = central_patch(1, 36, &le16(2));
         (b, ic(MODEL, l.central[1] + 34))
+    };
+
+    name_length_past_directory => {
+        let (b, l) = central_patch(2, 28, &le16(500));
+        (b, ic(None, l.central[2]))
+    };
+    local_offset_into_directory => {
+        let (mut b, l) = built(std_zip());
+        patch(&mut b, l.central[2] + 42, &le32(l.cd as u32));
+        (b, ic(None, l.local[2]))
     };
 
     // --------------------------------------------------------------------- names (§1)
