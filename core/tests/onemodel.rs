@@ -1062,10 +1062,47 @@ mod onnx_proto {
         );
     }
 
+    fn external_tensor(entries: &[(&str, &str)]) -> Vec<u8> {
+        let mut t = [int(1, 4), int(2, 1), len(8, b"w"), int(14, 1)].concat();
+        for (k, v) in entries {
+            t.extend(len(13, &[len(1, k.as_bytes()), len(2, v.as_bytes())].concat()));
+        }
+        model_with_tensor(&t)
+    }
+
     #[test]
     fn onnx_external_data_unsupported_in_core() {
-        let tensor = [int(1, 1), int(2, 1), int(14, 1)].concat();
-        assert_eq!(err(&model_with_tensor(&tensor)).kind, ErrorKind::Unsupported);
+        let e = err(&external_tensor(&[("location", "w.bin")]));
+        assert_eq!(e.kind, ErrorKind::Unsupported);
+    }
+
+    #[test]
+    fn onnx_external_location_without_entries_rejected() {
+        assert_eq!(err(&external_tensor(&[])).kind, ErrorKind::Malformed);
+    }
+
+    #[test]
+    fn onnx_external_data_copied_through_resolver() {
+        let proto = external_tensor(&[("location", "w.bin"), ("offset", "64"), ("length", "16")]);
+        let mut seen = Vec::new();
+        let mut resolver = |r: &onnx::ExternalRef<'_>| {
+            seen.push((r.location.to_string(), r.offset, r.length, r.expected));
+            Ok(vec![7u8; 16])
+        };
+        let m = onnx::read_model_with(&proto, onnx::Limits::default(), &mut resolver).unwrap();
+        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
+            panic!()
+        };
+        assert_eq!(b.as_ref(), &[7; 16]);
+        assert_eq!(seen, [("w.bin".to_string(), 64, Some(16), 16)]);
+    }
+
+    #[test]
+    fn onnx_external_offset_not_decimal_rejected() {
+        let proto = external_tensor(&[("location", "w.bin"), ("offset", "0x40")]);
+        let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(vec![0u8; 16]);
+        let e = onnx::read_model_with(&proto, onnx::Limits::default(), &mut resolver).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Malformed);
     }
 
     #[test]

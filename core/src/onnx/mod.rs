@@ -6,7 +6,7 @@ pub mod read;
 pub mod wire;
 pub mod write;
 
-pub use read::{Limits, read_model};
+pub use read::{ExternalError, ExternalRef, Limits, Resolver, read_model, read_model_with};
 pub use write::write_model;
 
 use crate::onemodel::{Error, Model, names};
