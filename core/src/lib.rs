@@ -35,6 +35,7 @@ pub mod json;
 pub mod location;
 pub mod mlbundle;
 pub mod mpk;
+pub mod mvb;
 pub mod onemodel;
 pub mod onnx;
 pub mod report;

@@ -33,6 +33,7 @@ pub mod gzip;
 pub mod json;
 pub mod mlbundle;
 pub mod mpk;
+pub mod mvb;
 pub mod onemodel;
 
 use modelgate_core::digest::{hex, sha256};
@@ -85,6 +86,7 @@ pub fn all() -> Vec<CorpusFile> {
     files.extend(deflate::files());
     files.extend(mlbundle::files());
     files.extend(mpk::files());
+    files.extend(mvb::files());
     files.extend(onemodel::files());
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
