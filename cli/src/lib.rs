@@ -5,4 +5,5 @@
 pub mod commands;
 pub mod mlbundle;
 pub mod mpk;
+pub mod onemodel;
 pub mod progress;

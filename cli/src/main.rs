@@ -53,6 +53,11 @@ enum Command {
         #[command(subcommand)]
         command: modelgate_cli::mpk::MpkCommand,
     },
+    /// Convert between ONNX and OneModel (`modelgate onemodel convert|to-onnx IN OUT`).
+    Onemodel {
+        #[command(subcommand)]
+        command: modelgate_cli::onemodel::OnemodelCommand,
+    },
     /// Check every `<Expected>-<case>.<ext>` file under the folders against the outcome its
     /// name states (`valid` or an error kind); print mismatches and `N passed, N failed`.
     CorpusCheck {
@@ -69,5 +74,6 @@ fn main() -> ExitCode {
         Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
         Command::Mlbundle { command } => modelgate_cli::mlbundle::run(command),
         Command::Mpk { command } => modelgate_cli::mpk::run(command),
+        Command::Onemodel { command } => modelgate_cli::onemodel::run(command),
     }
 }

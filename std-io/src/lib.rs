@@ -10,6 +10,7 @@
 //! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (the only `unsafe` code).
 //! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
 //! - [`publish`]: atomic publication of output files.
+//! - [`onemodel`]: OneModel/ONNX loading, external data, conversions.
 //! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
 #![deny(unsafe_code)]
 
@@ -18,6 +19,7 @@ pub mod corpus;
 pub mod extract;
 #[allow(unsafe_code)]
 pub mod mmap;
+pub mod onemodel;
 pub mod publish;
 pub mod read;
 pub mod source;

@@ -60,6 +60,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &deflate::Deflate,
     &mlbundle::Mlbundle,
     &onemodel::OneModel,
+    &onemodel::Onnx,
     &mpk::Mpk,
 ];
 

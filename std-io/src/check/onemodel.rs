@@ -1,16 +1,12 @@
 //! A `.onemodel` file (`spec/onemodel.md`): the full validating read over a memory map
-//! (files of 1 MiB or more) or the file's bytes, and `inspect`'s description.
+//! (files of 1 MiB or more) or the file's bytes, and `inspect`'s description; and a `.onnx`
+//! file: the bounded protobuf read with external data and name resolution (§6).
 
 use super::{CheckError, Format};
 use crate::mmap;
-use modelgate_core::Rejection;
 use modelgate_core::json::Writer;
 use modelgate_core::onemodel::{self, Limits, Model, TensorData, header};
 use std::path::Path;
-
-/// Largest file `check` loads: header fields are at most 2^63 − 1, and the file must fit in
-/// the address space; the map needs no copy, so no smaller bound is imposed.
-const FILE_LIMIT: u64 = i64::MAX as u64;
 
 /// The `onemodel` format.
 pub struct OneModel;
@@ -19,15 +15,15 @@ fn rejected(e: onemodel::Error) -> CheckError {
     CheckError::Rejected(e.rejection())
 }
 
+fn failure(f: crate::onemodel::Failure) -> CheckError {
+    match f {
+        crate::onemodel::Failure::Rejected(r) => CheckError::Rejected(r),
+        crate::onemodel::Failure::Io(e) => CheckError::Io(e),
+    }
+}
+
 fn load(path: &Path) -> Result<mmap::FileBytes, CheckError> {
-    mmap::load(path, FILE_LIMIT).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => CheckError::Rejected(Rejection {
-            kind: "LimitExceeded",
-            message: e.to_string(),
-            location: modelgate_core::Location::NONE,
-        }),
-        _ => CheckError::Io(e),
-    })
+    crate::onemodel::load(path).map_err(failure)
 }
 
 fn read(bytes: &[u8]) -> Result<Model<'_>, CheckError> {
@@ -147,4 +143,25 @@ fn inspect(path: &Path, json: bool) -> Result<String, CheckError> {
         m.functions.len()
     );
     Ok(out)
+}
+
+/// The `onnx` format: what `modelgate onemodel convert` accepts (§6), with OneModel's kinds.
+pub struct Onnx;
+
+impl Format for Onnx {
+    fn name(&self) -> &'static str {
+        "onnx"
+    }
+
+    fn kinds(&self) -> &'static [&'static str] {
+        &["Malformed", "OutOfRange", "Unsupported", "LimitExceeded"]
+    }
+
+    fn suffixes(&self) -> &'static [&'static str] {
+        &[".onnx"]
+    }
+
+    fn check(&self, path: &Path) -> Result<(), CheckError> {
+        crate::onemodel::with_onnx(path, |_| ()).map_err(failure)
+    }
 }
