@@ -495,7 +495,156 @@ cases! {
 
 /// Every OneModel corpus file.
 pub fn files() -> Vec<CorpusFile> {
-    cases().iter().map(Case::file).collect()
+    let mut files: Vec<CorpusFile> = cases().iter().map(Case::file).collect();
+    files.extend(onnx_cases().iter().map(|c| {
+        let f = c.file();
+        CorpusFile {
+            path: f.path.replace(".onemodel", ".onnx"),
+            bytes: f.bytes,
+        }
+    }));
+    files
+}
+
+// ------------------------------------------------------------------------ ONNX (§6)
+
+mod pb {
+    use modelgate_core::onnx::wire::{put_key, put_len, put_varint};
+
+    pub fn len(number: u32, bytes: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_len(&mut v, number, bytes);
+        v
+    }
+
+    pub fn int(number: u32, value: u64) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_key(&mut v, number, 0);
+        put_varint(&mut v, value);
+        v
+    }
+
+    /// ModelProto { ir_version 9, opset_import { version 17 }, graph }.
+    pub fn model(graph: &[u8]) -> Vec<u8> {
+        [int(1, 9), len(7, graph), len(8, &int(2, 17))].concat()
+    }
+
+    /// A graph holding one initializer.
+    pub fn with_tensor(tensor: &[u8]) -> Vec<u8> {
+        model(&len(5, tensor))
+    }
+}
+
+/// The outcome of the ONNX reader (`modelgate check FILE.onnx` without external data).
+pub fn onnx_outcome(bytes: &[u8]) -> Expect {
+    match modelgate_core::onnx::to_model(bytes) {
+        Ok(_) => Valid,
+        Err(e) => Expect::Reject(e.kind, e.path.unwrap_or_default(), e.offset.unwrap_or(u64::MAX)),
+    }
+}
+
+fn nested_onnx_types(levels: usize) -> Vec<u8> {
+    let mut ty = pb::len(1, &pb::int(1, 1));
+    for _ in 0..levels {
+        ty = pb::len(4, &pb::len(1, &ty));
+    }
+    pb::model(&pb::len(11, &[pb::len(1, b"x"), pb::len(2, &ty)].concat()))
+}
+
+/// Hostile and valid `.onnx` files for the protobuf reader (§6), with exact outcomes.
+pub fn onnx_cases() -> Vec<Case> {
+    use pb::{int, len, model, with_tensor};
+    let case = |name, bytes: Vec<u8>, expect| Case { name, bytes, expect };
+    let node = |inputs: &[&str]| {
+        let mut n = Vec::new();
+        for i in inputs {
+            n.extend(len(1, i.as_bytes()));
+        }
+        n.extend(len(2, b"y"));
+        n.extend(len(4, b"Relu"));
+        n
+    };
+    let everything_onnx = read(&everything())
+        .map(|m| modelgate_core::onnx::write_model(&m))
+        .unwrap_or_default();
+    vec![
+        case("minimal", model(&[]), Valid),
+        case("every_table_and_attribute_type", everything_onnx, Valid),
+        case(
+            "typed_float_data",
+            with_tensor(&[int(1, 1), int(2, 1), len(4, &1f32.to_le_bytes())].concat()),
+            Valid,
+        ),
+        case("onemodel_magic_wire_type_7", file(EMPTY, &[]), reject(Bad, "onnx", 0)),
+        case("wire_type_6", vec![0x0e, 0], reject(Bad, "onnx", 0)),
+        case("group_wire_type", vec![0x0b, 0x0c], reject(Bad, "onnx", 0)),
+        case(
+            "varint_11_bytes",
+            [vec![0x08], vec![0xff; 10], vec![0x01]].concat(),
+            reject(Bad, "onnx", 10),
+        ),
+        case("length_past_end", vec![0x3a, 0x10, 0x00], reject(Bad, "onnx", 0)),
+        case(
+            "singular_field_twice",
+            [int(1, 9), int(1, 9), len(7, &[])].concat(),
+            reject(Bad, "onnx", 2),
+        ),
+        case(
+            "string_not_utf8",
+            [int(1, 9), len(2, &[0xc0, 0xaf]), len(7, &[])].concat(),
+            reject(Bad, "onnx", 4),
+        ),
+        case("graph_missing", int(1, 9), reject(Bad, "onnx", 0)),
+        case(
+            "node_input_undefined",
+            model(&len(1, &node(&["nope"]))),
+            reject(Bad, "manifest.graph.nodes[0].inputs[0]", u64::MAX),
+        ),
+        case(
+            "training_info",
+            [int(1, 9), len(7, &[]), len(20, &[])].concat(),
+            reject(Unsup, "onnx", 4),
+        ),
+        case(
+            "dtype_99",
+            with_tensor(&[int(2, 99)].concat()),
+            reject(Unsup, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "tensor_segment",
+            with_tensor(&len(3, &[])),
+            reject(Unsup, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "raw_data_length",
+            with_tensor(&[int(1, 3), int(2, 1), len(9, &[0; 8])].concat()),
+            reject(Range, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "int32_data_uint8_300",
+            with_tensor(&[int(1, 1), int(2, 2), int(5, 300)].concat()),
+            reject(Range, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "negative_dim",
+            with_tensor(&[int(1, u64::MAX), int(2, 1)].concat()),
+            reject(Range, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "element_count_2_60",
+            with_tensor(&[int(1, 1 << 30), int(1, 1 << 30), int(2, 1)].concat()),
+            reject(Limit, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "type_nesting_65",
+            nested_onnx_types(64),
+            reject(
+                Limit,
+                &format!("onnx.graph.input[0].type{}", ".sequence_type".repeat(63)),
+                332,
+            ),
+        ),
+    ]
 }
 
 #[cfg(test)]
@@ -512,6 +661,13 @@ mod tests {
                 .filter(|c| matches!(&c.expect, Expect::Reject(k, _, _) if *k == kind))
                 .count();
             assert!(n >= 8, "{} has {n}", kind.name());
+        }
+    }
+
+    #[test]
+    fn onnx_cases_give_their_outcomes() {
+        for c in onnx_cases() {
+            assert_eq!(onnx_outcome(&c.bytes), c.expect, "{}", c.name);
         }
     }
 
