@@ -1,0 +1,276 @@
+//! The manifest fields export and import rely on (`spec/mvb.md` §1.2).
+
+use super::error::{MvbError, MvbKind};
+use super::fields::{is_bundle_id, is_sha256_hex, rfc3339_utc, schema_major};
+use super::hash::{ALGORITHM, covers};
+use super::limits::MvbLimits;
+use crate::Location;
+use crate::archive_path::{PathLimits, PathSet, normalize};
+use crate::json::{self, Cursor, FieldError, Limits, Problem, Value};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The manifest's member name in a bundle.
+pub const MANIFEST: &str = "manifest.json";
+
+/// JSON nesting allowed in `manifest.json`.
+pub const MANIFEST_DEPTH: usize = 64;
+
+/// One `inventory.files[]` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InventoryFile {
+    /// Bundle path (under the payload root).
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Lowercase hex SHA-256.
+    pub sha256: String,
+}
+
+/// `inventory.bundle_hash` (§1.2, §1.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleHash {
+    /// Always [`ALGORITHM`].
+    pub algorithm: String,
+    /// Lowercase hex SHA-256.
+    pub value: String,
+    /// The coverage statement.
+    pub covers: String,
+}
+
+/// The fields of `manifest.json` that mvb relies on, and the whole document.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// `schema_version` (major 1).
+    pub schema_version: String,
+    /// `artifact_type`.
+    pub artifact_type: String,
+    /// `bundle_id`.
+    pub bundle_id: String,
+    /// `inventory.layout.payload_root` without its trailing slash.
+    pub payload_root: String,
+    /// `inventory.files`, in document order.
+    pub files: Vec<InventoryFile>,
+    /// `inventory.bundle_hash`.
+    pub bundle_hash: BundleHash,
+    /// `archive.date_archived` as written.
+    pub date_archived: String,
+    /// `archive.date_archived` in whole seconds since the epoch (the tar mtime, §2.3).
+    pub mtime: u64,
+    /// The whole document (kept for the import rewrite, §6.3).
+    pub document: Value,
+}
+
+fn rule(c: &Cursor<'_, '_>, what: &'static str) -> FieldError {
+    c.error(Problem::Rule(what))
+}
+
+fn nonempty<'v>(c: &Cursor<'v, '_>) -> Result<&'v str, FieldError> {
+    let s = c.str()?;
+    if s.is_empty() {
+        return Err(rule(c, "must be a non-empty string"));
+    }
+    Ok(s)
+}
+
+/// An integer 0..2^63 (§1.2).
+pub(crate) fn size_field(c: &Cursor<'_, '_>) -> Result<u64, FieldError> {
+    let n = c.u64()?;
+    if n > i64::MAX as u64 {
+        return Err(c.error(Problem::OutOfRange));
+    }
+    Ok(n)
+}
+
+/// `schema_version` (§1.2): the form is `InvalidManifest`, a major other than 1
+/// `UnsupportedVersion`.
+pub(crate) fn schema_version(c: &Cursor<'_, '_>, member: &str) -> Result<String, MvbError> {
+    let s = c
+        .str()
+        .map_err(|e| MvbError::from_field(MvbKind::InvalidManifest, &e, member))?;
+    match schema_major(s) {
+        None => Err(MvbError::from_field(
+            MvbKind::InvalidManifest,
+            &rule(c, "must be MAJOR.MINOR.PATCH"),
+            member,
+        )),
+        Some(1) => Ok(String::from(s)),
+        Some(_) => Err(MvbError::from_field(
+            MvbKind::UnsupportedVersion,
+            &rule(c, "schema_version major is not 1"),
+            member,
+        )),
+    }
+}
+
+/// `bundle_hash` (§1.2) with the coverage statement for `payload_root` when known.
+pub(crate) fn bundle_hash(c: &Cursor<'_, '_>, payload_root: Option<&str>) -> Result<BundleHash, FieldError> {
+    let algorithm = c.field("algorithm")?;
+    if algorithm.str()? != ALGORITHM {
+        return Err(rule(&algorithm, "must be sha256-of-sorted-sha256-lines"));
+    }
+    let value = c.field("value")?;
+    if !is_sha256_hex(value.str()?) {
+        return Err(rule(&value, "must be 64 lowercase hex digits"));
+    }
+    let cov = c.field("covers")?;
+    let text = cov.str()?;
+    if let Some(root) = payload_root
+        && text != covers(root)
+    {
+        return Err(rule(&cov, "must state the payload root it covers"));
+    }
+    Ok(BundleHash {
+        algorithm: String::from(ALGORITHM),
+        value: String::from(value.str()?),
+        covers: String::from(text),
+    })
+}
+
+/// `bundle_id` (§1.3).
+pub(crate) fn bundle_id(c: &Cursor<'_, '_>) -> Result<String, FieldError> {
+    let s = c.str()?;
+    if !is_bundle_id(s) {
+        return Err(rule(c, "must be one plain path segment of at most 200 bytes"));
+    }
+    Ok(String::from(s))
+}
+
+/// The metadata names a payload root may not take (§1.2, §2.4).
+const RESERVED_ROOTS: [&str; 8] = [
+    MANIFEST,
+    ".mvb.json",
+    "darsay-verify.py",
+    "exports.json",
+    "hydration.json",
+    "transfer.json",
+    "transfer.lock",
+    ".DS_Store",
+];
+
+fn payload_root(c: &Cursor<'_, '_>) -> Result<String, FieldError> {
+    let s = c.str()?;
+    let bare = s.strip_suffix('/').unwrap_or(s);
+    if !is_bundle_id(bare) || RESERVED_ROOTS.contains(&bare) {
+        return Err(rule(c, "must be one plain path segment, optionally ending in /"));
+    }
+    Ok(String::from(bare))
+}
+
+fn inventory_files(
+    c: &Cursor<'_, '_>,
+    root: &str,
+    limits: &MvbLimits,
+    key: [u64; 2],
+) -> Result<Vec<InventoryFile>, FieldError> {
+    let items = c.array()?;
+    if u64::try_from(items.len()).unwrap_or(u64::MAX) > limits.max_entries {
+        return Err(c.error(Problem::Rule("more inventory files than max_entries")));
+    }
+    let mut set = PathSet::new(key);
+    let mut out = Vec::with_capacity(items.len());
+    for item in c.items()? {
+        let p = item.field("path")?;
+        let path = p.str()?;
+        let canonical = normalize(path.as_bytes(), &PathLimits::DEFAULT).is_ok_and(|n| n == path);
+        let under = path
+            .strip_prefix(root)
+            .is_some_and(|r| r.len() > 1 && r.starts_with('/'));
+        if !canonical || !under {
+            return Err(rule(&p, "must be a normalised bundle path under the payload root"));
+        }
+        if set.insert(path, false).is_err() {
+            return Err(rule(&p, "duplicate or conflicting inventory path"));
+        }
+        let size = size_field(&item.field("size")?)?;
+        let sha = item.field("sha256")?;
+        if !is_sha256_hex(sha.str()?) {
+            return Err(rule(&sha, "must be 64 lowercase hex digits"));
+        }
+        out.push(InventoryFile {
+            path: String::from(path),
+            size,
+            sha256: String::from(sha.str()?),
+        });
+    }
+    Ok(out)
+}
+
+impl Manifest {
+    /// Parses `manifest.json` (§1.2). `key` keys the duplicate tables.
+    pub fn parse(bytes: &[u8], limits: &MvbLimits, key: [u64; 2]) -> Result<Manifest, MvbError> {
+        let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        if size > limits.max_manifest_bytes {
+            let at = Location::at(limits.max_manifest_bytes).in_member(MANIFEST);
+            return Err(MvbError::new(
+                MvbKind::LimitExceeded,
+                "manifest.json exceeds max_manifest_bytes",
+                at,
+            ));
+        }
+        let json_limits = Limits {
+            max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
+            max_depth: MANIFEST_DEPTH,
+        };
+        let document = json::parse_keyed(bytes, json_limits, key).map_err(|e| MvbError::from_json(&e, MANIFEST))?;
+        let root = Cursor::root(&document, "manifest");
+        let bad = |e: FieldError| MvbError::from_field(MvbKind::InvalidManifest, &e, MANIFEST);
+        // §1.2: the record version first, so a newer major is reported as such.
+        let schema_version = schema_version(&root.field("schema_version").map_err(bad)?, MANIFEST)?;
+        let fields = (|| {
+            let kind = root.field("kind")?;
+            if kind.str()? != "darsay.bundle" {
+                return Err(rule(&kind, "must be darsay.bundle"));
+            }
+            let artifact_type = String::from(nonempty(&root.field("artifact_type")?)?);
+            let bundle_id = bundle_id(&root.field("bundle_id")?)?;
+            let inventory = root.field("inventory")?;
+            let layout = inventory.field("layout")?;
+            let payload_root = payload_root(&layout.field("payload_root")?)?;
+            let files = inventory_files(&inventory.field("files")?, &payload_root, limits, key)?;
+            let bundle_hash = bundle_hash(&inventory.field("bundle_hash")?, Some(&payload_root))?;
+            let archive = root.field("archive")?;
+            let date = archive.field("date_archived")?;
+            let date_archived = date.str()?;
+            let mtime = rfc3339_utc(date_archived).ok_or_else(|| rule(&date, "must be RFC 3339 UTC"))?;
+            Ok((
+                artifact_type,
+                bundle_id,
+                payload_root,
+                files,
+                bundle_hash,
+                String::from(date_archived),
+                mtime,
+            ))
+        })()
+        .map_err(bad)?;
+        let (artifact_type, bundle_id, payload_root, files, bundle_hash, date_archived, mtime) = fields;
+        Ok(Manifest {
+            schema_version,
+            artifact_type,
+            bundle_id,
+            payload_root,
+            files,
+            bundle_hash,
+            date_archived,
+            mtime,
+            document,
+        })
+    }
+
+    /// Sum of the inventory's sizes (saturating).
+    pub fn payload_size(&self) -> u64 {
+        self.files.iter().fold(0u64, |a, f| a.saturating_add(f.size))
+    }
+
+    /// True when `path` (a bundle path) is under the payload root.
+    pub fn is_payload(&self, path: &str) -> bool {
+        path.strip_prefix(self.payload_root.as_str())
+            .is_some_and(|r| r.starts_with('/'))
+    }
+
+    /// The bundle hash recomputed from the inventory's own lines (§1.4).
+    pub fn inventory_hash(&self) -> String {
+        super::hash::bundle_hash(self.files.iter().map(|f| (f.path.as_str(), f.sha256.as_str())))
+    }
+}
