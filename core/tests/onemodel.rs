@@ -947,6 +947,15 @@ fn writer_places_tensors_at_64_byte_multiples_in_data_order() {
 }
 
 #[test]
+fn writer_rejects_noncharacter_strings() {
+    let model = Model {
+        producer_name: "a\u{FFFE}".into(),
+        ..Model::default()
+    };
+    assert_eq!(write(&model).unwrap_err().kind, ErrorKind::Unsupported);
+}
+
+#[test]
 fn writer_rejects_bytes_disagreeing_with_dims() {
     let w = [0u8; 5];
     let model = Model {
@@ -1130,6 +1139,18 @@ mod onnx_proto {
         let proto = [int(1, 9), int(1, 8), len(7, &[])].concat();
         let e = err(&proto);
         assert_eq!((e.kind, e.offset), (ErrorKind::Malformed, Some(2)));
+    }
+
+    #[test]
+    fn onnx_duplicate_opset_domain_rejected() {
+        let proto = [
+            int(1, 9),
+            len(7, &[]),
+            len(8, &int(2, 17)),
+            len(8, &[len(1, b"ai.onnx"), int(2, 18)].concat()),
+        ]
+        .concat();
+        assert_eq!(err(&proto).kind, ErrorKind::Malformed);
     }
 
     #[test]

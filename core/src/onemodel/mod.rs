@@ -50,6 +50,11 @@ impl Default for Limits {
     }
 }
 
+/// The domain an operator set or node names, with `ai.onnx` folded into `""` (§2.1).
+pub fn manifest_domain(domain: &str) -> &str {
+    manifest::normal_domain(domain)
+}
+
 /// True when `head` starts with the OneModel magic (§1.1): what tells this format from ONNX.
 pub fn is_onemodel(head: &[u8]) -> bool {
     head.starts_with(&MAGIC)

@@ -130,7 +130,12 @@ pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
         next: 0,
     };
     w.model(model);
-    let manifest = w.w.finish().into_bytes();
+    let manifest = w.w.finish();
+    // `spec/json.md` §9.3: a noncharacter in any string would make the manifest unreadable.
+    if !crate::json::is_ijson_text(&manifest) {
+        return Err(invalid(ErrorKind::Unsupported, "a string holds a Unicode noncharacter"));
+    }
+    let manifest = manifest.into_bytes();
     // Step 3: the header.
     let manifest_length = u64::try_from(manifest.len()).unwrap_or(u64::MAX);
     let data_offset = header::align_up(HEADER_LEN + manifest_length)

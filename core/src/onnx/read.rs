@@ -277,8 +277,31 @@ impl Decoder<'_> {
         if !has_ir {
             return Err(self.error(ErrorKind::Malformed, base, "ir_version is missing"));
         }
+        // The manifest rules of §2.1 and §2.8, so a converted model is one OneModel accepts.
+        self.unique_opsets(&m.opsets, base)?;
+        let mut seen = alloc::collections::BTreeSet::new();
+        for f in &m.functions {
+            self.unique_opsets(&f.opsets, base)?;
+            if !seen.insert((f.domain.as_str(), f.name.as_str(), f.overload.as_str())) {
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    base,
+                    "second function with this domain, name and overload",
+                ));
+            }
+        }
         m.graph = graph.ok_or_else(|| self.error(ErrorKind::Malformed, base, "graph is missing"))?;
         Ok(m)
+    }
+
+    fn unique_opsets(&self, opsets: &[OperatorSet], at: usize) -> R<()> {
+        let mut seen = alloc::collections::BTreeSet::new();
+        for o in opsets {
+            if !seen.insert(crate::onemodel::manifest_domain(&o.domain)) {
+                return Err(self.error(ErrorKind::Malformed, at, "second operator set for one domain"));
+            }
+        }
+        Ok(())
     }
 
     fn opset(&mut self, buf: &[u8], base: usize) -> R<OperatorSet> {
