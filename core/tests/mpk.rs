@@ -826,3 +826,20 @@ mod serde_like {
         (k.trim_matches('"').to_string(), v.to_string())
     }
 }
+
+#[test]
+fn root_directory_entry_ignored() {
+    // `tar -C pkg -czf pkg.tar.gz .` starts with a `./` directory entry.
+    let mut raw = modelgate_core::tar::file_header(b"./", 0, &FileMeta::FIXED, Flavor::Gnu).unwrap();
+    raw[156] = b'5';
+    fix_checksum(&mut raw);
+    raw.extend_from_slice(&tar(&files()));
+    assert!(check(&gz(&raw)).is_ok());
+}
+
+#[test]
+fn empty_file_path_rejected() {
+    let e = reject(&with(set("./", "{}")));
+    assert_eq!(e.kind, MpkKind::InvalidArchive);
+    assert!(e.detail.contains("empty"), "{e}");
+}

@@ -8,7 +8,7 @@ use super::limits::MpkLimits;
 use super::pipeline::{PIPELINE_FILE, Pipeline, parse_pipelines};
 use super::registry::Registry;
 use crate::Location;
-use crate::archive_path::{PathLimits, PathSet, SetError, normalize};
+use crate::archive_path::{PathLimits, PathReason, PathSet, SetError, normalize};
 use crate::json::{self, Limits, Reason, Value};
 use crate::tar::{Entry, EntryKind, reader::lossy_name};
 use alloc::collections::BTreeMap;
@@ -107,8 +107,15 @@ impl PackageCheck {
                 at.in_member(&name),
             ));
         }
-        let path =
-            normalize(&e.path, &PathLimits::DEFAULT).map_err(|pe| MpkError::from_path(&pe, &name, e.header_offset))?;
+        let path = match normalize(&e.path, &PathLimits::DEFAULT) {
+            Ok(p) => p,
+            // §3.1 step 2: `./` (as `tar -C dir -czf pkg.tar.gz .` writes it) is the root
+            // itself; a directory entry for it is ignored like any directory.
+            Err(pe) if pe.reason == PathReason::Empty && e.kind == EntryKind::Directory => {
+                return Ok(Decision::Ignore);
+            }
+            Err(pe) => return Err(MpkError::from_path(&pe, &name, e.header_offset)),
+        };
         let at = at.in_member(&path);
         let is_dir = match e.kind {
             EntryKind::Regular => false,

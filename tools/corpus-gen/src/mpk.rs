@@ -430,6 +430,12 @@ mpk_cases! {
     base256_size: valid_base256_size() => Valid;
     dot_slash_paths: valid_dot_slash() => Valid;
     minor_version: with_contract(&CONTRACT.replace("\"1.0\"", "\"1.7\"")) => Valid;
+    root_directory_entry: gz(&[entry(b'5', "./", b""), finish(tar_body(&base()))].concat()) => Valid;
+    // Made by other tools (tools/mpk-fixtures.sh): GNU tar's gnu format with `./` and a
+    // long name, its posix format with PAX headers, Python's tarfile PAX format.
+    gnu_tar_gnu_format: include_bytes!("../fixtures/mpk/gnu-tar-dot.tar.gz").to_vec() => Valid;
+    gnu_tar_posix_format: include_bytes!("../fixtures/mpk/gnu-tar-posix.tar.gz").to_vec() => Valid;
+    python_tarfile_pax: include_bytes!("../fixtures/mpk/python-tarfile-pax.tar.gz").to_vec() => Valid;
 
     // §3.0 the extension rule, before any byte is read.
     extension_tgz."tgz": pkg(&base()) => Reject(IA, "must end in .tar.gz");
@@ -455,6 +461,9 @@ mpk_cases! {
     tar_trailing_data: gz(&[finish(tar_body(&base())), entry(b'0', "hidden.json", b"{}")].concat()) => Reject(IA, "data after the end-of-archive marker");
     tar_truncated_header: gz(&tar_body(&base())[..BASE_END - 1024 + 100]) => Reject(IA, "tar stream is truncated");
     tar_truncated_data: gz(&tar_body(&base())[..BASE_END - 512 + 5]) => Reject(IA, "tar stream is truncated");
+    tar_truncated_padding: gz(&tar_body(&base())[..BASE_END - 100]) => Reject(IA, "tar stream is truncated (member libpost.so, byte 7068)");
+    tar_truncated_long_name: gz(&[tar_body(&base()), long_name(&[b'n'; 300])[..700].to_vec()].concat()) => Reject(IA, "tar stream is truncated (byte 7868)");
+    tar_truncated_end_marker: gz(&[tar_body(&base()), vec![0u8; 700]].concat()) => Reject(IA, "tar stream is truncated (byte 7868)");
     tar_truncated_pax: gz(&[tar_body(&base()), pax(&pax_record("path", b"x.json"))[..600].to_vec()].concat()) => Reject(IA, "tar stream is truncated");
     tar_gnu_sparse: base_then(&entry(b'S', "sparse.so", b"")) => Reject(IA, "sparse");
     tar_pax_sparse: base_then(&[pax(&pax_record("GNU.sparse.map", b"0,10")), entry(b'0', "s.so", b"")].concat()) => Reject(IA, "sparse");
