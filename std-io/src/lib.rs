@@ -7,6 +7,7 @@
 //! - [`extract`]: safe MPK extraction into a private temporary root, renamed into place.
 //! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
 //!   against the outcome its name states.
+//! - [`mvb`]: mvb bundles: deterministic export, fail-closed import into a vault, verify.
 //! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (the only `unsafe` code).
 //! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
 //! - [`publish`]: atomic publication of output files.
@@ -19,6 +20,7 @@ pub mod corpus;
 pub mod extract;
 #[allow(unsafe_code)]
 pub mod mmap;
+pub mod mvb;
 pub mod onemodel;
 pub mod publish;
 pub mod read;

@@ -1,0 +1,909 @@
+//! mvb bundles on disk (`spec/mvb.md` §5 to §8): deterministic export of a bundle folder to
+//! `<OUT_DIR>/<bundle_id>.mvb.tar`, fail-closed import into a vault through a private
+//! staging folder, and verification of a bundle folder or an `.mvb.tar`.
+//!
+//! Every byte is read once, in 64 KiB chunks, and hashed over the same chunk that is written
+//! (export) or unpacked (import): memory does not grow with the bundle's size.
+
+use crate::publish::{publish_bytes, publish_with};
+use crate::read::{ReadError, read_bounded};
+use modelgate_core::Location;
+use modelgate_core::archive_path::{PathLimits, normalize};
+use modelgate_core::digest::{ChunkDigest, hex};
+use modelgate_core::json::{self, Limits, Member, Node, Value, Writer};
+use modelgate_core::mvb::fields::format_rfc3339_utc;
+use modelgate_core::mvb::import::Failure;
+use modelgate_core::mvb::{
+    Discard, FORMAT_VERSION, ImportSink, ImportValidator, Imported, MANIFEST, MARKER, Manifest, Marker, MvbError,
+    MvbKind, MvbLimits, entry_header, is_excluded,
+};
+use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::hash::{BuildHasher, RandomState};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The canonical stdlib verifier, embedded in every export (`spec/mvb.md` §2.2, §7.2).
+pub const VERIFIER: &[u8] = include_bytes!("../../tools/darsay-verify.py");
+
+/// The verifier's bundle path.
+pub const VERIFIER_NAME: &str = "darsay-verify.py";
+
+/// Bytes read per step.
+pub const CHUNK: usize = 64 * 1024;
+
+/// The export log's bundle path (§5.5).
+pub const EXPORTS: &str = "exports.json";
+
+/// File-name suffix of an export (§2.1).
+pub const SUFFIX: &str = ".mvb.tar";
+
+/// Progress callback: bytes done, bytes in total.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+
+/// Why an mvb operation failed.
+#[derive(Debug)]
+pub enum MvbIoError {
+    /// The bundle or archive broke a rule of `spec/mvb.md`.
+    Rejected(MvbError),
+    /// The destination exists (§5.4, §6.3).
+    Exists(PathBuf),
+    /// The operating system refused.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for MvbIoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MvbIoError::Rejected(e) => write!(f, "{e}"),
+            MvbIoError::Exists(p) => write!(f, "{} already exists", p.display()),
+            MvbIoError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for MvbIoError {}
+
+impl From<io::Error> for MvbIoError {
+    fn from(e: io::Error) -> Self {
+        MvbIoError::Io(e)
+    }
+}
+
+impl From<MvbError> for MvbIoError {
+    fn from(e: MvbError) -> Self {
+        MvbIoError::Rejected(e)
+    }
+}
+
+fn rejected(kind: MvbKind, message: &'static str, member: &str) -> MvbIoError {
+    MvbIoError::Rejected(MvbError::new(kind, message, Location::NONE.in_member(member)))
+}
+
+fn read_limited(path: &Path, limit: u64, member: &str) -> Result<Vec<u8>, MvbIoError> {
+    match read_bounded(path, limit) {
+        Ok(b) => Ok(b),
+        Err(ReadError::Io(e)) => Err(e.into()),
+        Err(ReadError::TooLarge { limit }) => Err(MvbIoError::Rejected(MvbError::new(
+            MvbKind::LimitExceeded,
+            "file exceeds its size limit",
+            Location::at(limit).in_member(member),
+        ))),
+    }
+}
+
+fn now_rfc3339() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format_rfc3339_utc(secs)
+}
+
+// ---------------------------------------------------------------- walking a bundle folder
+
+/// One file of a bundle folder: its bundle path and size at walk time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleFile {
+    /// Bundle path.
+    pub path: String,
+    /// Size from the file's metadata.
+    pub size: u64,
+}
+
+/// §5.1: every regular file under `dir` as a bundle path, sorted bytewise, without following
+/// symbolic links; excluded names (§2.4) and the root `darsay-verify.py` and `.mvb.json`
+/// skipped. A link, device, FIFO or socket, or a name that is not a bundle path, fails.
+pub fn walk_bundle(dir: &Path) -> Result<Vec<BundleFile>, MvbIoError> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((folder, prefix)) = stack.pop() {
+        for entry in fs::read_dir(&folder)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                let member = format!("{prefix}{}", name.to_string_lossy());
+                return Err(rejected(
+                    MvbKind::PathTraversal,
+                    "file name is not valid UTF-8",
+                    &member,
+                ));
+            };
+            let rel = format!("{prefix}{name}");
+            if is_excluded(&rel) || rel == VERIFIER_NAME || rel == MARKER {
+                continue;
+            }
+            if normalize(rel.as_bytes(), &PathLimits::DEFAULT).ok().as_deref() != Some(rel.as_str()) {
+                return Err(rejected(
+                    MvbKind::PathTraversal,
+                    "file name is not a portable bundle path",
+                    &rel,
+                ));
+            }
+            let meta = fs::symlink_metadata(entry.path())?;
+            let ft = meta.file_type();
+            if ft.is_dir() {
+                stack.push((entry.path(), format!("{rel}/")));
+            } else if ft.is_file() {
+                out.push(BundleFile {
+                    path: rel,
+                    size: meta.len(),
+                });
+            } else if ft.is_symlink() {
+                return Err(rejected(MvbKind::PathTraversal, "symbolic link in bundle", &rel));
+            } else {
+                return Err(rejected(MvbKind::InvalidArchive, "special file in bundle", &rel));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    Ok(out)
+}
+
+/// Reads and parses `manifest.json` of a bundle folder (§1.2).
+pub fn read_manifest(dir: &Path) -> Result<Manifest, MvbIoError> {
+    let limits = MvbLimits::DEFAULT;
+    let bytes = read_limited(&dir.join(MANIFEST), limits.max_manifest_bytes, MANIFEST)?;
+    Ok(Manifest::parse(&bytes, &limits, crate::hash_key())?)
+}
+
+fn missing(i: usize) -> MvbIoError {
+    MvbIoError::Rejected(MvbError::new(
+        MvbKind::IntegrityMismatch,
+        "missing payload file listed in the inventory",
+        Location {
+            member: Some(MANIFEST.into()),
+            path: Some(format!("manifest.inventory.files[{i}]")),
+            offset: None,
+        },
+    ))
+}
+
+/// §5.2: the walked payload equals the inventory (paths and sizes) and the manifest's bundle
+/// hash is the one of its inventory lines.
+fn inventory_matches_walk(manifest: &Manifest, files: &[BundleFile]) -> Result<(), MvbIoError> {
+    let payload: Vec<&BundleFile> = files.iter().filter(|f| manifest.is_payload(&f.path)).collect();
+    let mut inventory: Vec<_> = manifest.files.iter().enumerate().collect();
+    inventory.sort_by(|a, b| a.1.path.as_bytes().cmp(b.1.path.as_bytes()));
+    let mut inv = inventory.iter().peekable();
+    for f in &payload {
+        if let Some((i, e)) = inv.peek()
+            && e.path.as_bytes() < f.path.as_bytes()
+        {
+            return Err(missing(*i));
+        }
+        match inv.next() {
+            Some((_, e)) if e.path == f.path => {
+                if e.size != f.size {
+                    return Err(rejected(
+                        MvbKind::IntegrityMismatch,
+                        "payload size differs from the inventory",
+                        &f.path,
+                    ));
+                }
+            }
+            _ => {
+                return Err(rejected(
+                    MvbKind::IntegrityMismatch,
+                    "extra payload file not in the inventory",
+                    &f.path,
+                ));
+            }
+        }
+    }
+    if let Some((i, _)) = inv.next() {
+        return Err(missing(*i));
+    }
+    if manifest.inventory_hash() != manifest.bundle_hash.value {
+        return Err(MvbIoError::Rejected(MvbError::new(
+            MvbKind::IntegrityMismatch,
+            "bundle hash does not match the inventory",
+            Location {
+                member: Some(MANIFEST.into()),
+                path: Some("manifest.inventory.bundle_hash.value".into()),
+                offset: None,
+            },
+        )));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- export
+
+/// What an export published.
+#[derive(Clone, Debug)]
+pub struct Exported {
+    /// `<OUT_DIR>/<bundle_id>.mvb.tar`.
+    pub path: PathBuf,
+    /// SHA-256 of the tar.
+    pub sha256: [u8; 32],
+    /// Size of the tar.
+    pub size: u64,
+    /// Files in the tar after the marker.
+    pub files: usize,
+}
+
+/// A writer that hashes what it writes.
+struct Hashing<'a> {
+    out: &'a mut File,
+    digest: ChunkDigest,
+}
+
+impl Hashing<'_> {
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.digest.update(bytes);
+        self.out.write_all(bytes)
+    }
+}
+
+/// Reads the existing export log (§5.5): absent is an empty array; anything but a JSON
+/// array is rejected.
+fn read_exports(dir: &Path) -> Result<Vec<Value>, MvbIoError> {
+    let path = dir.join(EXPORTS);
+    match fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+        Ok(m) if !m.is_file() => {
+            return Err(rejected(
+                MvbKind::InvalidManifest,
+                "exports.json is not a file",
+                EXPORTS,
+            ));
+        }
+        Ok(_) => {}
+    }
+    let limits = MvbLimits::DEFAULT;
+    let bytes = read_limited(&path, limits.max_manifest_bytes, EXPORTS)?;
+    let json_limits = Limits {
+        max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
+        max_depth: 64,
+    };
+    let value = json::parse(&bytes, json_limits).map_err(|e| MvbError::from_json(&e, EXPORTS))?;
+    match value.node {
+        Node::Array(items) => Ok(items),
+        _ => Err(rejected(
+            MvbKind::InvalidManifest,
+            "exports.json is not a JSON array",
+            EXPORTS,
+        )),
+    }
+}
+
+/// `modelgate mvb export BUNDLE_DIR OUT_DIR` (§5): writes `<OUT_DIR>/<bundle_id>.mvb.tar`
+/// atomically, then appends the export event to the bundle's `exports.json`.
+pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<Exported, MvbIoError> {
+    let manifest = read_manifest(bundle)?;
+    let mut exports = read_exports(bundle)?;
+    let files = walk_bundle(bundle)?;
+    inventory_matches_walk(&manifest, &files)?;
+    let dest = out_dir.join(format!("{}{SUFFIX}", manifest.bundle_id));
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    let mut failure: Option<MvbIoError> = None;
+    let mut written: Option<([u8; 32], u64)> = None;
+    let result = publish_with(&dest, false, |out| {
+        let mut w = Hashing {
+            out,
+            digest: ChunkDigest::with_sha256(),
+        };
+        match write_tar(&mut w, bundle, &manifest, &files, total, &mut *progress) {
+            Ok(()) => {
+                let d = w.digest.clone().finish();
+                written = Some((d.sha256.unwrap_or_default(), d.len));
+                Ok(())
+            }
+            Err(MvbIoError::Io(e)) => Err(e),
+            Err(e) => {
+                failure = Some(e);
+                Err(io::Error::other("export rejected"))
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    match result {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(MvbIoError::Exists(dest)),
+        Err(e) => return Err(e.into()),
+    }
+    let (sha256, size) = written.unwrap_or_default();
+    // §5.5: the export event goes to exports.json only after publication.
+    exports.push(export_event(&dest, &sha256, size));
+    let mut w = Writer::new();
+    w.begin_array();
+    for v in &exports {
+        w.value(v);
+    }
+    w.end_array();
+    let mut text = w.finish();
+    text.push('\n');
+    publish_bytes(&bundle.join(EXPORTS), text.as_bytes(), true)?;
+    Ok(Exported {
+        path: dest,
+        sha256,
+        size,
+        files: files.len() + 1,
+    })
+}
+
+fn member(name: &str, value: Value) -> Member {
+    Member {
+        name: name.into(),
+        name_offset: 0,
+        value,
+    }
+}
+
+fn string(s: &str) -> Value {
+    Value::new(Node::String(s.into()))
+}
+
+fn export_event(dest: &Path, sha256: &[u8; 32], size: u64) -> Value {
+    let file = fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf());
+    Value::new(Node::Object(vec![
+        member("at", string(&now_rfc3339())),
+        member("file", string(&file.to_string_lossy())),
+        member("file_sha256", string(&hex(sha256))),
+        member("mvb_format_version", string(FORMAT_VERSION)),
+        member("size", Value::new(Node::Number(json::Number::from_u64(size)))),
+        member("tool", string("modelgate")),
+        member("tool_version", string(env!("CARGO_PKG_VERSION"))),
+    ]))
+}
+
+/// §5.3: marker, then each file in sorted order, hashed over the chunks written.
+fn write_tar(
+    w: &mut Hashing<'_>,
+    bundle: &Path,
+    manifest: &Manifest,
+    files: &[BundleFile],
+    total: u64,
+    progress: Progress<'_>,
+) -> Result<(), MvbIoError> {
+    let id = &manifest.bundle_id;
+    let mtime = manifest.mtime;
+    let marker = Marker::for_manifest(manifest).to_bytes();
+    let header_err = |_| io::Error::new(io::ErrorKind::InvalidInput, "path cannot be written to tar");
+    w.put(&entry_header(id, MARKER, marker.len() as u64, mtime).map_err(header_err)?)?;
+    w.put(&marker)?;
+    w.put(padding(marker.len() as u64))?;
+    let verifier = BundleFile {
+        path: VERIFIER_NAME.into(),
+        size: VERIFIER.len() as u64,
+    };
+    let mut all: Vec<&BundleFile> = files.iter().chain(std::iter::once(&verifier)).collect();
+    all.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    let expected: std::collections::HashMap<&str, &str> = manifest
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.sha256.as_str()))
+        .collect();
+    let mut done = 0u64;
+    for f in all {
+        w.put(&entry_header(id, &f.path, f.size, mtime).map_err(header_err)?)?;
+        if f.path == VERIFIER_NAME {
+            w.put(VERIFIER)?;
+        } else {
+            let sha = copy_file(w, &bundle.join(&f.path), f, &mut done, total, &mut *progress)?;
+            if let Some(want) = expected.get(f.path.as_str())
+                && hex(&sha) != *want
+            {
+                return Err(rejected(
+                    MvbKind::IntegrityMismatch,
+                    "payload SHA-256 differs from the inventory",
+                    &f.path,
+                ));
+            }
+        }
+        w.put(padding(f.size))?;
+    }
+    w.put(&END_OF_ARCHIVE)?;
+    Ok(())
+}
+
+/// Streams exactly `f.size` bytes of `path` into the tar; the file must still be that size.
+fn copy_file(
+    w: &mut Hashing<'_>,
+    path: &Path,
+    f: &BundleFile,
+    done: &mut u64,
+    total: u64,
+    progress: Progress<'_>,
+) -> Result<[u8; 32], MvbIoError> {
+    let mut file = open_regular(path)?;
+    let mut digest = ChunkDigest::with_sha256();
+    let mut buf = vec![0u8; CHUNK];
+    let mut left = f.size;
+    while left > 0 {
+        let want = usize::try_from(left.min(CHUNK as u64)).unwrap_or(CHUNK);
+        let n = file.read(buf.get_mut(..want).unwrap_or_default())?;
+        if n == 0 {
+            return Err(rejected(
+                MvbKind::IntegrityMismatch,
+                "file shrank during export",
+                &f.path,
+            ));
+        }
+        let chunk = buf.get(..n).unwrap_or_default();
+        digest.update(chunk);
+        w.put(chunk)?;
+        left -= n as u64;
+        *done += n as u64;
+        progress(*done, total);
+    }
+    if file.read(&mut [0u8; 1])? != 0 {
+        return Err(rejected(MvbKind::IntegrityMismatch, "file grew during export", &f.path));
+    }
+    Ok(digest.finish().sha256.unwrap_or_default())
+}
+
+/// Opens a file for reading that the walk saw as a regular file: the file opened must be
+/// regular and, on Unix, the same inode as the path's `lstat` (a symbolic link swapped in
+/// after the walk is refused, never followed into the tar).
+fn open_regular(path: &Path) -> io::Result<File> {
+    let before = fs::symlink_metadata(path)?;
+    if !before.file_type().is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let file = File::open(path)?;
+    let after = file.metadata()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (before.dev(), before.ino()) != (after.dev(), after.ino()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "file replaced while reading",
+            ));
+        }
+    }
+    if !after.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
+}
+
+// ---------------------------------------------------------------- import
+
+/// A private folder (mode 0700) created exclusively in `parent`, removed with everything in
+/// it when dropped unless kept (§6.2, §6.4, §8.1).
+struct Staging {
+    path: PathBuf,
+}
+
+fn private_dir() -> DirBuilder {
+    let mut b = DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b
+}
+
+impl Staging {
+    fn create(parent: &Path) -> io::Result<Staging> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let random = RandomState::new().hash_one(std::process::id());
+        let mut last = io::Error::other("no staging name");
+        for _ in 0..16 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path = parent.join(format!(".mvb-import.{}.{n}.{random:016x}.tmp", std::process::id()));
+            match private_dir().create(&path) {
+                Ok(()) => return Ok(Staging { path }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Writes accepted files under `<staging>/<bundle_id>/` (§6.2).
+struct StagingSink {
+    root: PathBuf,
+    file: Option<File>,
+}
+
+impl StagingSink {
+    /// `rel` is a normalised bundle path; every component is checked plain again.
+    fn target(&self, bundle_id: &str, rel: &str) -> io::Result<PathBuf> {
+        let joined = Path::new(bundle_id).join(rel);
+        if !joined.components().all(|c| matches!(c, Component::Normal(_))) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "staging path is not plain"));
+        }
+        let mut dir = self.root.clone();
+        let mut parts: Vec<&str> = std::iter::once(bundle_id).chain(rel.split('/')).collect();
+        parts.pop();
+        for part in parts {
+            dir.push(part);
+            match private_dir().create(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    if !fs::symlink_metadata(&dir)?.file_type().is_dir() {
+                        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "not a directory"));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.root.join(joined))
+    }
+}
+
+fn create_file(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o644);
+    }
+    options.open(path)
+}
+
+impl ImportSink for StagingSink {
+    type Error = io::Error;
+
+    fn begin(&mut self, bundle_id: &str, path: &str, _: u64) -> io::Result<()> {
+        let target = self.target(bundle_id, path)?;
+        self.file = Some(create_file(&target)?);
+        Ok(())
+    }
+
+    fn data(&mut self, chunk: &[u8]) -> io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.write_all(chunk),
+            None => Ok(()),
+        }
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        if let Some(f) = self.file.take() {
+            f.sync_all()?;
+        }
+        Ok(())
+    }
+}
+
+/// §6.1: the name rule, then the file must be a regular file.
+fn open_archive(path: &Path) -> Result<(File, u64), MvbIoError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.len() <= SUFFIX.len() || !name.ends_with(SUFFIX) {
+        return Err(MvbIoError::Rejected(MvbError::new(
+            MvbKind::InvalidArchive,
+            "file name does not end in .mvb.tar",
+            Location::NONE,
+        )));
+    }
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file").into());
+    }
+    Ok((file, meta.len()))
+}
+
+/// §6.2: one streaming pass of the archive through the validator into `sink`.
+fn stream<S: ImportSink<Error = io::Error>>(
+    mut file: File,
+    len: u64,
+    sink: &mut S,
+    progress: Progress<'_>,
+) -> Result<Imported, MvbIoError> {
+    let mut v = ImportValidator::new(MvbLimits::DEFAULT, crate::hash_key());
+    let mut buf = vec![0u8; CHUNK];
+    let mut done = 0u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        match v.feed(buf.get(..n).unwrap_or_default(), sink) {
+            Ok(()) => {}
+            Err(Failure::Rejected(e)) => return Err(e.into()),
+            Err(Failure::Sink(e)) => return Err(e.into()),
+        }
+        done += n as u64;
+        progress(done, len);
+    }
+    Ok(v.finish()?)
+}
+
+/// What an import registered.
+#[derive(Debug)]
+pub struct ImportReport {
+    /// `<VAULT_DIR>/<bundle_id>`.
+    pub dest: PathBuf,
+    /// The validated bundle.
+    pub imported: Imported,
+}
+
+/// `modelgate mvb import FILE.mvb.tar VAULT_DIR` (§6): validates and unpacks in one pass
+/// into a private staging folder inside the vault; only on a clean pass stamps the
+/// manifest, writes the verification record and renames the bundle into the vault. On any
+/// failure the staging folder is removed and the vault is unchanged.
+pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<ImportReport, MvbIoError> {
+    let (file, len) = open_archive(archive)?;
+    if !fs::metadata(vault)?.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::NotADirectory, "vault is not a folder").into());
+    }
+    let staging = Staging::create(vault)?;
+    let mut sink = StagingSink {
+        root: staging.path.clone(),
+        file: None,
+    };
+    let imported = stream(file, len, &mut sink, progress)?;
+    drop(sink);
+    let id = imported.marker.bundle_id.clone();
+    let dest = vault.join(&id);
+    refuse_existing(&dest)?;
+    let staged = staging.path.join(&id);
+    let location = fs::canonicalize(vault)
+        .unwrap_or_else(|_| vault.to_path_buf())
+        .join(&id);
+    let from = fs::canonicalize(archive).unwrap_or_else(|_| archive.to_path_buf());
+    let at = now_rfc3339();
+    rewrite(
+        &staged.join(MANIFEST),
+        stamped_manifest(&imported, &location, &from, &at).as_bytes(),
+    )?;
+    let (json, md) = verification_record(&imported, &location, &at);
+    rewrite(&staged.join("verification.json"), json.as_bytes())?;
+    rewrite(&staged.join("VERIFICATION.md"), md.as_bytes())?;
+    refuse_existing(&dest)?;
+    fs::rename(&staged, &dest)?;
+    drop(staging);
+    Ok(ImportReport { dest, imported })
+}
+
+fn refuse_existing(dest: &Path) -> Result<(), MvbIoError> {
+    match fs::symlink_metadata(dest) {
+        Ok(_) => Err(MvbIoError::Exists(dest.to_path_buf())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Replaces a file in staging (removed first, then created exclusively, fsync'ed).
+fn rewrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut f = create_file(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn set(members: &mut Vec<Member>, name: &str, value: Value) {
+    match members.iter_mut().find(|m| m.name == name) {
+        Some(m) => m.value = value,
+        None => members.push(member(name, value)),
+    }
+}
+
+/// §6.3: `archive.location`, `archive.host` and `archive.imported` set; every other member
+/// kept as a value. Canonical JSON plus LF.
+fn stamped_manifest(imported: &Imported, location: &Path, from: &Path, at: &str) -> String {
+    let mut doc = imported.manifest.document.clone();
+    if let Node::Object(members) = &mut doc.node
+        && let Some(archive) = members.iter_mut().find(|m| m.name == "archive")
+        && let Node::Object(archive) = &mut archive.value.node
+    {
+        set(archive, "location", string(&location.to_string_lossy()));
+        set(archive, "host", string(&host_name()));
+        let stamp = Value::new(Node::Object(vec![
+            member("at", string(at)),
+            member("file_sha256", string(&hex(&imported.tar_sha256))),
+            member("from_file", string(&from.to_string_lossy())),
+            member("mvb_format_version", string(&imported.marker.format_version)),
+        ]));
+        set(archive, "imported", stamp);
+    }
+    let mut text = json::to_canonical(&doc);
+    text.push('\n');
+    text
+}
+
+/// §6.3: the verification record of the pass just done.
+fn verification_record(imported: &Imported, location: &Path, at: &str) -> (String, String) {
+    let m = &imported.manifest;
+    let mut w = Writer::new();
+    w.begin_object();
+    w.name("bundle_hash").string(&imported.bundle_hash);
+    w.name("bundle_id").string(&m.bundle_id);
+    w.name("location").string(&location.to_string_lossy());
+    w.name("payload_file_count").u64(m.files.len() as u64);
+    w.name("payload_size_bytes").u64(m.payload_size());
+    w.name("result").string("pass");
+    w.name("verified_at").string(at);
+    w.name("verified_by")
+        .string(concat!("modelgate ", env!("CARGO_PKG_VERSION")));
+    w.end_object();
+    let mut json = w.finish();
+    json.push('\n');
+    let md = format!(
+        "# Verification\n\n- bundle: {}\n- result: PASS\n- verified at: {at}\n- payload files: {} ({} bytes), every \
+         SHA-256 re-computed\n- bundle hash ({}): {}\n",
+        m.bundle_id,
+        m.files.len(),
+        m.payload_size(),
+        m.bundle_hash.algorithm,
+        imported.bundle_hash
+    );
+    (json, md)
+}
+
+// ---------------------------------------------------------------- check and verify
+
+/// `modelgate check FILE.mvb.tar` (§8.1): the import's validating unpack into a private
+/// staging folder under the system temporary folder, always removed.
+pub fn check_archive(archive: &Path) -> Result<Imported, MvbIoError> {
+    let (file, len) = open_archive(archive)?;
+    let staging = Staging::create(&std::env::temp_dir())?;
+    let mut sink = StagingSink {
+        root: staging.path.clone(),
+        file: None,
+    };
+    let r = stream(file, len, &mut sink, &mut |_, _| {});
+    drop(sink);
+    drop(staging);
+    r
+}
+
+/// `modelgate mvb verify FILE.mvb.tar` (§7.1): §4 with a sink that keeps nothing.
+pub fn verify_archive(archive: &Path, progress: Progress<'_>) -> Result<Imported, MvbIoError> {
+    let (file, len) = open_archive(archive)?;
+    let mut v = ImportValidator::new(MvbLimits::DEFAULT, crate::hash_key());
+    let mut file = file;
+    let mut buf = vec![0u8; CHUNK];
+    let mut done = 0u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        match v.feed(buf.get(..n).unwrap_or_default(), &mut Discard) {
+            Ok(()) => {}
+            Err(Failure::Rejected(e)) => return Err(e.into()),
+            Err(Failure::Sink(never)) => match never {},
+        }
+        done += n as u64;
+        progress(done, len);
+    }
+    Ok(v.finish()?)
+}
+
+/// The result of verifying a bundle folder (§7.1).
+#[derive(Debug)]
+pub struct FolderReport {
+    /// Every problem found (missing, extra, mismatched files; the bundle hash), in path
+    /// order.
+    pub problems: Vec<MvbError>,
+    /// The bundle hash recomputed from the files present.
+    pub bundle_hash: String,
+    /// Payload files hashed.
+    pub files: usize,
+}
+
+/// `modelgate mvb verify BUNDLE_DIR` (§7.1): re-hashes every payload file against the
+/// manifest, reports all missing, extra and mismatched files, recomputes the bundle hash.
+pub fn verify_folder(dir: &Path, progress: Progress<'_>) -> Result<FolderReport, MvbIoError> {
+    let manifest = read_manifest(dir)?;
+    let files: Vec<BundleFile> = walk_bundle(dir)?
+        .into_iter()
+        .filter(|f| manifest.is_payload(&f.path))
+        .collect();
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    let mut done = 0u64;
+    let mut found: std::collections::BTreeMap<&str, String> = std::collections::BTreeMap::new();
+    for f in &files {
+        let mut file = open_regular(&dir.join(&f.path))?;
+        let mut digest = ChunkDigest::with_sha256();
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            digest.update(buf.get(..n).unwrap_or_default());
+            done += n as u64;
+            progress(done, total);
+        }
+        found.insert(&f.path, hex(&digest.finish().sha256.unwrap_or_default()));
+    }
+    let mut problems = Vec::new();
+    let listed: std::collections::BTreeMap<&str, (usize, &str)> = manifest
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), (i, f.sha256.as_str())))
+        .collect();
+    for (path, sha) in &found {
+        match listed.get(path) {
+            None => problems.push(MvbError::new(
+                MvbKind::IntegrityMismatch,
+                "extra payload file not in the inventory",
+                Location::NONE.in_member(path),
+            )),
+            Some((_, want)) if want != sha => problems.push(MvbError::new(
+                MvbKind::IntegrityMismatch,
+                "payload SHA-256 differs from the inventory",
+                Location::NONE.in_member(path),
+            )),
+            Some(_) => {}
+        }
+    }
+    for (path, (i, _)) in &listed {
+        if !found.contains_key(path) {
+            problems.push(MvbError::new(
+                MvbKind::IntegrityMismatch,
+                "missing payload file listed in the inventory",
+                Location {
+                    member: Some(MANIFEST.into()),
+                    path: Some(format!("manifest.inventory.files[{i}]")),
+                    offset: None,
+                },
+            ));
+        }
+    }
+    let bundle_hash = modelgate_core::mvb::bundle_hash(found.iter().map(|(p, h)| (*p, h.as_str())));
+    if bundle_hash != manifest.bundle_hash.value {
+        problems.push(MvbError::new(
+            MvbKind::IntegrityMismatch,
+            "bundle hash does not match the payload",
+            Location {
+                member: Some(MANIFEST.into()),
+                path: Some("manifest.inventory.bundle_hash.value".into()),
+                offset: None,
+            },
+        ));
+    }
+    Ok(FolderReport {
+        problems,
+        bundle_hash,
+        files: files.len(),
+    })
+}

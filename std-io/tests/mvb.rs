@@ -1,0 +1,397 @@
+//! mvb export, import and verify on disk (`spec/mvb.md` §5 to §8): byte-identical exports,
+//! stock GNU tar and Python `tarfile` recover the bundle, `darsay-verify.py` passes, and a
+//! single flipped payload byte makes import refuse and leave the vault unchanged.
+
+use modelgate_core::digest::{hex, sha256};
+use modelgate_core::mvb::{MvbKind, bundle_hash, covers};
+use modelgate_io::mvb::{MvbIoError, VERIFIER, check_archive, export, import, verify_archive, verify_folder};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const ID: &str = "qwen--qwen3-0.6b@c1899de289a0";
+const DATE: &str = "2025-06-01T12:00:00Z";
+
+fn scratch(tag: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("mvb-test-{}-{tag}-{n}", std::process::id()));
+    let _ = fs::remove_dir_all(&p);
+    fs::create_dir_all(&p).unwrap();
+    p
+}
+
+fn payload() -> Vec<(String, Vec<u8>)> {
+    let long = format!("model/{}/shard-00001-of-00002.safetensors", "nested-folder".repeat(9));
+    vec![
+        ("model/config.json".into(), br#"{"layers":28}"#.to_vec()),
+        (
+            "model/model.safetensors".into(),
+            (0..200_000u32).map(|i| (i * 31 % 253) as u8).collect(),
+        ),
+        ("model/tokenizer/vocab.txt".into(), b"a\nb\nc\n".to_vec()),
+        (long, vec![7u8; 70_000]),
+        ("model/empty.bin".into(), Vec::new()),
+    ]
+}
+
+fn manifest(files: &[(String, Vec<u8>)]) -> String {
+    let inv: Vec<String> = files
+        .iter()
+        .map(|(p, d)| format!(r#"{{"path":"{p}","size":{},"sha256":"{}"}}"#, d.len(), hex(&sha256(d))))
+        .collect();
+    let hexes: Vec<(String, String)> = files.iter().map(|(p, d)| (p.clone(), hex(&sha256(d)))).collect();
+    let h = bundle_hash(hexes.iter().map(|(p, x)| (p.as_str(), x.as_str())));
+    format!(
+        "{{\n  \"schema_version\": \"1.6.0\",\n  \"kind\": \"darsay.bundle\",\n  \"artifact_type\": \"model\",\n  \"bundle_id\": \"{ID}\",\n  \"inventory\": {{\"layout\": {{\"payload_root\": \"model/\"}}, \"files\": [{}], \"bundle_hash\": {{\"algorithm\": \"sha256-of-sorted-sha256-lines\", \"value\": \"{h}\", \"covers\": \"{}\"}}}},\n  \"archive\": {{\"date_archived\": \"{DATE}\", \"location\": \"/old/place\"}}\n}}\n",
+        inv.join(", "),
+        covers("model")
+    )
+}
+
+/// A bundle folder with payload, manifest, metadata and the volatile files export skips.
+fn make_bundle(parent: &Path) -> PathBuf {
+    let dir = parent.join(ID);
+    let files = payload();
+    for (p, d) in &files {
+        let f = dir.join(p);
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
+        fs::write(f, d).unwrap();
+    }
+    fs::write(dir.join("manifest.json"), manifest(&files)).unwrap();
+    fs::write(dir.join("README.md"), "# qwen3\n").unwrap();
+    fs::write(dir.join("hydration.json"), "{}").unwrap();
+    fs::write(dir.join("transfer.lock"), "").unwrap();
+    fs::write(dir.join("model/.DS_Store"), "junk").unwrap();
+    fs::write(dir.join("darsay-verify.py"), "stale copy").unwrap();
+    dir
+}
+
+fn quiet() -> impl FnMut(u64, u64) {
+    |_, _| {}
+}
+
+fn export_to(bundle: &Path, out: &Path) -> PathBuf {
+    export(bundle, out, &mut quiet()).unwrap().path
+}
+
+#[test]
+fn two_exports_of_one_state_are_byte_identical() {
+    let s = scratch("det");
+    let bundle = make_bundle(&s);
+    let (a, b) = (s.join("a"), s.join("b"));
+    fs::create_dir_all(&a).unwrap();
+    fs::create_dir_all(&b).unwrap();
+    let first = fs::read(export_to(&bundle, &a)).unwrap();
+    // The first export wrote exports.json; it must not change the next export.
+    assert!(bundle.join("exports.json").exists());
+    let second = fs::read(export_to(&bundle, &b)).unwrap();
+    assert_eq!(sha256(&first), sha256(&second));
+    let log = fs::read_to_string(bundle.join("exports.json")).unwrap();
+    assert_eq!(log.matches("file_sha256").count(), 2);
+    assert!(log.contains(&hex(&sha256(&first))));
+}
+
+#[test]
+fn export_refuses_existing_output() {
+    let s = scratch("exists");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let dest = out.join(format!("{ID}.mvb.tar"));
+    fs::write(&dest, "keep").unwrap();
+    assert!(matches!(
+        export(&bundle, &out, &mut quiet()),
+        Err(MvbIoError::Exists(_))
+    ));
+    assert_eq!(fs::read(&dest).unwrap(), b"keep");
+}
+
+#[test]
+fn export_fails_when_payload_disagrees_with_inventory() {
+    let s = scratch("disagree");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let mut d = fs::read(bundle.join("model/model.safetensors")).unwrap();
+    d[1234] ^= 0x40;
+    fs::write(bundle.join("model/model.safetensors"), d).unwrap();
+    match export(&bundle, &out, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => {
+            assert_eq!(e.kind, MvbKind::IntegrityMismatch);
+            assert_eq!(e.location.member.as_deref(), Some("model/model.safetensors"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 0, "nothing published");
+    assert!(!bundle.join("exports.json").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn export_refuses_symlinks() {
+    let s = scratch("symlink");
+    let bundle = make_bundle(&s);
+    std::os::unix::fs::symlink("/etc/passwd", bundle.join("model/link")).unwrap();
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    match export(&bundle, &out, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => assert_eq!(e.kind, MvbKind::PathTraversal),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
+}
+
+#[test]
+fn export_fails_on_extra_payload_file() {
+    let s = scratch("extra");
+    let bundle = make_bundle(&s);
+    fs::write(bundle.join("model/unlisted.bin"), "x").unwrap();
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    match export(&bundle, &out, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => {
+            assert_eq!(e.kind, MvbKind::IntegrityMismatch);
+            assert_eq!(e.location.member.as_deref(), Some("model/unlisted.bin"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn gnu_tar_lists_normalized_metadata_and_recovers_the_bundle() {
+    let s = scratch("gnutar");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let tar = export_to(&bundle, &out);
+    let list = Command::new("tar").args(["--utc", "-tvf"]).arg(&tar).output().unwrap();
+    assert!(list.status.success());
+    let text = String::from_utf8(list.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with(&format!("{ID}/.mvb.json")), "{}", lines[0]);
+    for l in &lines {
+        assert!(l.starts_with("-rw-r--r-- 0/0 "), "{l}");
+        assert!(l.contains(" 2025-06-01 12:00 "), "{l}");
+    }
+    let names: Vec<&str> = lines.iter().map(|l| l.rsplit(' ').next().unwrap()).collect();
+    let mut sorted = names[1..].to_vec();
+    sorted.sort();
+    assert_eq!(names[1..], sorted[..]);
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("hydration") && !n.contains("transfer") && !n.contains(".DS_Store"))
+    );
+    let x = s.join("x");
+    fs::create_dir_all(&x).unwrap();
+    assert!(
+        Command::new("tar")
+            .arg("-xf")
+            .arg(&tar)
+            .arg("-C")
+            .arg(&x)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (p, d) in payload() {
+        assert_eq!(fs::read(x.join(ID).join(&p)).unwrap(), d, "{p}");
+    }
+    assert_eq!(fs::read(x.join(ID).join("darsay-verify.py")).unwrap(), VERIFIER);
+    let py = Command::new("python3")
+        .arg(x.join(ID).join("darsay-verify.py"))
+        .arg(x.join(ID))
+        .output()
+        .unwrap();
+    assert_eq!(py.status.code(), Some(0), "{}", String::from_utf8_lossy(&py.stdout));
+}
+
+#[test]
+fn python_tarfile_data_filter_extracts_and_verifier_passes_on_the_tar() {
+    let s = scratch("python");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let tar = export_to(&bundle, &out);
+    let x = s.join("px");
+    let script =
+        "import sys, tarfile\nwith tarfile.open(sys.argv[1]) as t:\n    t.extractall(sys.argv[2], filter='data')\n";
+    let st = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&tar)
+        .arg(&x)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for (p, d) in payload() {
+        assert_eq!(fs::read(x.join(ID).join(&p)).unwrap(), d, "{p}");
+    }
+    let verifier = s.join("darsay-verify.py");
+    fs::write(&verifier, VERIFIER).unwrap();
+    let py = Command::new("python3").arg(&verifier).arg(&tar).output().unwrap();
+    assert_eq!(py.status.code(), Some(0), "{}", String::from_utf8_lossy(&py.stdout));
+    let py = Command::new("python3").arg(&verifier).arg(&bundle).output().unwrap();
+    assert_eq!(py.status.code(), Some(0), "{}", String::from_utf8_lossy(&py.stdout));
+}
+
+#[test]
+fn verifier_fails_on_flipped_byte_and_reports_usage() {
+    let s = scratch("pyflip");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let tar_path = export_to(&bundle, &out);
+    let verifier = s.join("darsay-verify.py");
+    fs::write(&verifier, VERIFIER).unwrap();
+    let mut tar = fs::read(&tar_path).unwrap();
+    let at = find(&tar, &payload()[1].1[..64]) + 100;
+    tar[at] ^= 1;
+    let bad = s.join(format!("bad-{ID}.mvb.tar"));
+    fs::write(&bad, &tar).unwrap();
+    let py = Command::new("python3").arg(&verifier).arg(&bad).output().unwrap();
+    assert_eq!(py.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&py.stdout).contains("MISMATCH  model/model.safetensors"));
+    let py = Command::new("python3").arg(&verifier).output().unwrap();
+    assert_eq!(py.status.code(), Some(2));
+    let py = Command::new("python3").arg(&verifier).arg(&verifier).output().unwrap();
+    assert_eq!(py.status.code(), Some(2));
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).position(|w| w == needle).unwrap()
+}
+
+fn vault_listing(vault: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(vault)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn import_registers_the_bundle_with_provenance() {
+    let s = scratch("import");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    let vault = s.join("vault");
+    fs::create_dir_all(&out).unwrap();
+    fs::create_dir_all(&vault).unwrap();
+    let tar = export_to(&bundle, &out);
+    let tar_sha = hex(&sha256(&fs::read(&tar).unwrap()));
+    let r = import(&tar, &vault, &mut quiet()).unwrap();
+    assert_eq!(r.dest, vault.join(ID));
+    assert_eq!(vault_listing(&vault), [ID]);
+    for (p, d) in payload() {
+        assert_eq!(fs::read(vault.join(ID).join(&p)).unwrap(), d, "{p}");
+    }
+    let m = fs::read_to_string(vault.join(ID).join("manifest.json")).unwrap();
+    assert!(m.contains(&format!(r#""file_sha256":"{tar_sha}""#)), "{m}");
+    assert!(m.contains(r#""mvb_format_version":"1.2""#));
+    assert!(!m.contains("/old/place"));
+    assert!(vault.join(ID).join("verification.json").exists());
+    assert!(vault.join(ID).join("VERIFICATION.md").exists());
+    assert!(
+        verify_folder(&vault.join(ID), &mut quiet())
+            .unwrap()
+            .problems
+            .is_empty()
+    );
+    // A second import of the same bundle is refused; the vault keeps the first.
+    assert!(matches!(import(&tar, &vault, &mut quiet()), Err(MvbIoError::Exists(_))));
+    assert_eq!(vault_listing(&vault), [ID]);
+}
+
+#[test]
+fn one_flipped_byte_in_any_payload_file_is_refused_and_vault_unchanged() {
+    let s = scratch("flip");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    let vault = s.join("vault");
+    fs::create_dir_all(&out).unwrap();
+    fs::create_dir_all(&vault).unwrap();
+    let good = fs::read(export_to(&bundle, &out)).unwrap();
+    for (path, data) in payload() {
+        if data.is_empty() {
+            continue;
+        }
+        let start = find(&good, &data[..data.len().min(64)]);
+        for at in [0, data.len() / 2, data.len() - 1] {
+            let mut tar = good.clone();
+            tar[start + at] ^= 0x80;
+            let file = s.join(format!("{ID}.mvb.tar"));
+            fs::write(&file, &tar).unwrap();
+            match import(&file, &vault, &mut quiet()) {
+                Err(MvbIoError::Rejected(e)) => {
+                    assert_eq!(e.kind, MvbKind::IntegrityMismatch, "{path} {at}");
+                    assert_eq!(e.location.member.as_deref(), Some(path.as_str()));
+                }
+                other => panic!("{path} {at}: {other:?}"),
+            }
+            assert!(vault_listing(&vault).is_empty(), "vault changed for {path} {at}");
+            assert!(matches!(check_archive(&file), Err(MvbIoError::Rejected(_))));
+            assert!(matches!(
+                verify_archive(&file, &mut quiet()),
+                Err(MvbIoError::Rejected(_))
+            ));
+        }
+    }
+}
+
+#[test]
+fn import_refuses_wrong_file_name_before_reading() {
+    let s = scratch("name");
+    let vault = s.join("vault");
+    fs::create_dir_all(&vault).unwrap();
+    let f = s.join("bundle.tar");
+    fs::write(&f, "not even a tar").unwrap();
+    match import(&f, &vault, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => assert_eq!(e.kind, MvbKind::InvalidArchive),
+        other => panic!("{other:?}"),
+    }
+    assert!(vault_listing(&vault).is_empty());
+}
+
+#[test]
+fn verify_folder_reports_every_problem() {
+    let s = scratch("vfolder");
+    let bundle = make_bundle(&s);
+    fs::write(bundle.join("model/config.json"), "{}").unwrap();
+    fs::remove_file(bundle.join("model/tokenizer/vocab.txt")).unwrap();
+    fs::write(bundle.join("model/new.bin"), "x").unwrap();
+    let r = verify_folder(&bundle, &mut quiet()).unwrap();
+    let msgs: Vec<&str> = r.problems.iter().map(|e| e.message.as_ref()).collect();
+    assert_eq!(
+        msgs,
+        [
+            "payload SHA-256 differs from the inventory",
+            "extra payload file not in the inventory",
+            "missing payload file listed in the inventory",
+            "bundle hash does not match the payload"
+        ]
+    );
+}
+
+#[test]
+fn check_leaves_no_staging_behind() {
+    let s = scratch("check");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let tar = export_to(&bundle, &out);
+    let before = staging_count();
+    check_archive(&tar).unwrap();
+    assert_eq!(staging_count(), before);
+}
+
+fn staging_count() -> usize {
+    let pid = format!(".mvb-import.{}.", std::process::id());
+    fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(&pid))
+        .count()
+}
