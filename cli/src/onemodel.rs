@@ -35,17 +35,18 @@ pub enum OnemodelCommand {
     },
 }
 
-/// Runs one `onemodel` subcommand: exit 0 on success, 1 when the input is rejected
-/// (`IN: rejected (FORMAT) KIND: message`), 2 for I/O errors.
+/// Runs one `onemodel` subcommand: exit 0 on success (`OUT: written (FORMAT, N bytes)`), 1
+/// when the input is rejected (`IN: rejected (FORMAT) KIND: message`), 2 for I/O errors
+/// (an existing output without `--overwrite` included).
 pub fn run(command: OnemodelCommand) -> ExitCode {
-    let (input, format, result) = match command {
+    let (input, output, format, written, result) = match command {
         OnemodelCommand::Convert {
             input,
             output,
             overwrite,
         } => {
             let r = onemodel::convert(&input, &output, overwrite);
-            (input, "onnx", r)
+            (input, output, "onnx", "onemodel", r)
         }
         OnemodelCommand::ToOnnx {
             input,
@@ -53,11 +54,15 @@ pub fn run(command: OnemodelCommand) -> ExitCode {
             overwrite,
         } => {
             let r = onemodel::to_onnx(&input, &output, overwrite);
-            (input, "onemodel", r)
+            (input, output, "onemodel", "onnx", r)
         }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            let size = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
+            println!("{}: written ({written}, {size} bytes)", output.display());
+            ExitCode::SUCCESS
+        }
         Err(Failure::Rejected(r)) => {
             println!("{}: rejected ({format}) {r}", input.display());
             ExitCode::from(1)

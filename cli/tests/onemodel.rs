@@ -1,0 +1,190 @@
+//! `modelgate onemodel convert`, `to-onnx`, `check` and `inspect` on OneModel and ONNX files,
+//! run as a user runs them (`spec/onemodel.md` §4–§6).
+
+use modelgate_core::onemodel::{Graph, Model, OperatorSet, Tensor, TensorData, TypedName};
+use modelgate_core::onnx::{self, wire};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn modelgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_modelgate"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("onemodel_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+/// An ONNX model with one float initializer of `n` elements that is also the graph output.
+fn onnx_model(n: u64) -> Vec<u8> {
+    let bytes: Vec<u8> = (0..n * 4).map(|i| (i % 251) as u8).collect();
+    let model = Model {
+        ir_version: 10,
+        opsets: vec![OperatorSet {
+            domain: String::new(),
+            version: 21,
+        }],
+        graph: Graph {
+            initializers: vec![Tensor {
+                name: "w".into(),
+                dtype: 1,
+                dims: vec![n],
+                data: TensorData::Raw(bytes.into()),
+                ..Tensor::default()
+            }],
+            outputs: vec![TypedName {
+                name: "w".into(),
+                ..TypedName::default()
+            }],
+            ..Graph::default()
+        },
+        ..Model::default()
+    };
+    onnx::write_model(&model)
+}
+
+#[test]
+fn convert_check_inspect_and_back() {
+    let d = scratch("convert");
+    let proto = onnx_model(4);
+    let input = path(&d, "m.onnx");
+    std::fs::write(&input, &proto).unwrap();
+    let out = path(&d, "m.onemodel");
+    let o = modelgate(&["onemodel", "convert", &input, &out]);
+    let size = std::fs::metadata(&out).unwrap().len();
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (Some(0), format!("{out}: written (onemodel, {size} bytes)\n"))
+    );
+    assert_eq!(stdout(&modelgate(&["check", &out])), format!("{out}: ok (onemodel)\n"));
+    assert_eq!(stdout(&modelgate(&["check", &input])), format!("{input}: ok (onnx)\n"));
+    let i = stdout(&modelgate(&["inspect", "--json", &out]));
+    assert!(i.contains("\"initializers\":1,\"initializer_bytes\":16"), "{i}");
+    let back = path(&d, "back.onnx");
+    assert_eq!(modelgate(&["onemodel", "to-onnx", &out, &back]).status.code(), Some(0));
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        proto,
+        "ONNX -> OneModel -> ONNX gives the same bytes"
+    );
+}
+
+#[test]
+fn convert_is_deterministic_and_respects_overwrite() {
+    let d = scratch("overwrite");
+    let input = path(&d, "m.onnx");
+    std::fs::write(&input, onnx_model(3)).unwrap();
+    let (a, b) = (path(&d, "a.onemodel"), path(&d, "b.onemodel"));
+    assert_eq!(modelgate(&["onemodel", "convert", &input, &a]).status.code(), Some(0));
+    assert_eq!(modelgate(&["onemodel", "convert", &input, &b]).status.code(), Some(0));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(
+        modelgate(&["onemodel", "convert", &input, &a]).status.code(),
+        Some(2),
+        "exists, no --overwrite"
+    );
+    assert_eq!(
+        modelgate(&["onemodel", "convert", &input, &a, "--overwrite"])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn large_file_is_checked_through_a_map() {
+    let d = scratch("mapped");
+    let input = path(&d, "big.onnx");
+    std::fs::write(&input, onnx_model(300_000)).unwrap();
+    let out = path(&d, "big.onemodel");
+    assert_eq!(modelgate(&["onemodel", "convert", &input, &out]).status.code(), Some(0));
+    let i = stdout(&modelgate(&["inspect", &out]));
+    assert!(i.contains("(mapped)"), "{i}");
+    assert_eq!(stdout(&modelgate(&["check", &out])), format!("{out}: ok (onemodel)\n"));
+}
+
+#[test]
+fn hostile_onnx_rejected_with_kind() {
+    let d = scratch("hostile");
+    let input = path(&d, "bad.onnx");
+    std::fs::write(&input, [0x0f, 0x00]).unwrap();
+    let o = modelgate(&["onemodel", "convert", &input, &path(&d, "x.onemodel")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).starts_with(&format!("{input}: rejected (onnx) Malformed: undefined wire type")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!d.join("x.onemodel").exists(), "nothing published");
+}
+
+fn external_model(location: &str) -> Vec<u8> {
+    let entry = |k: &str, v: &str| {
+        let mut e = Vec::new();
+        wire::put_len(&mut e, 1, k.as_bytes());
+        wire::put_len(&mut e, 2, v.as_bytes());
+        e
+    };
+    let mut t = Vec::new();
+    wire::put_key(&mut t, 1, 0);
+    wire::put_varint(&mut t, 2);
+    wire::put_key(&mut t, 2, 0);
+    wire::put_varint(&mut t, 1);
+    wire::put_len(&mut t, 8, b"w");
+    wire::put_len(&mut t, 13, &entry("location", location));
+    wire::put_key(&mut t, 14, 0);
+    wire::put_varint(&mut t, 1);
+    let mut g = Vec::new();
+    wire::put_len(&mut g, 5, &t);
+    let mut m = Vec::new();
+    wire::put_key(&mut m, 1, 0);
+    wire::put_varint(&mut m, 9);
+    wire::put_len(&mut m, 7, &g);
+    m
+}
+
+#[test]
+fn external_data_copied_into_the_data_region() {
+    let d = scratch("external");
+    std::fs::write(d.join("w.bin"), [1u8, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+    let input = path(&d, "m.onnx");
+    std::fs::write(&input, external_model("w.bin")).unwrap();
+    let out = path(&d, "m.onemodel");
+    assert_eq!(modelgate(&["onemodel", "convert", &input, &out]).status.code(), Some(0));
+    let bytes = std::fs::read(&out).unwrap();
+    let model = modelgate_core::onemodel::read(&bytes).unwrap();
+    let TensorData::Raw(w) = &model.graph.initializers[0].data else {
+        panic!()
+    };
+    assert_eq!(w.as_ref(), &[1, 0, 0, 0, 2, 0, 0, 0]);
+}
+
+#[test]
+fn external_data_traversal_rejected() {
+    let d = scratch("traversal");
+    std::fs::write(d.join("w.bin"), [0u8; 8]).unwrap();
+    let inner = d.join("m");
+    std::fs::create_dir_all(&inner).unwrap();
+    let input = path(&inner, "m.onnx");
+    std::fs::write(&input, external_model("../w.bin")).unwrap();
+    let o = modelgate(&["onemodel", "convert", &input, &path(&d, "x.onemodel")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("rejected (onnx) Malformed: external data location escapes"),
+        "{}",
+        stdout(&o)
+    );
+}
