@@ -1,0 +1,125 @@
+//! Extraction memory is bounded by a few chunks, whatever the package size
+//! (`spec/mpk.md` §6.2): a package holding 48 MiB of binaries is checked and extracted
+//! with a peak heap far below its size. A counting global allocator measures the peak.
+
+use modelgate_core::digest::ChunkDigest;
+use modelgate_core::mpk::MpkLimits;
+use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
+use modelgate_io::extract::{check_package, extract};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fs::{self, File};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only counts bytes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const BIG: usize = 48 << 20;
+
+/// Streams a gzip member of stored deflate blocks to `out`, 64 KiB at a time, so the
+/// test itself never holds the package in memory.
+struct StoredGzip<W: Write> {
+    out: W,
+    digest: ChunkDigest,
+    len: u64,
+}
+
+impl<W: Write> StoredGzip<W> {
+    fn new(mut out: W) -> Self {
+        out.write_all(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]).unwrap();
+        StoredGzip {
+            out,
+            digest: ChunkDigest::crc_only(),
+            len: 0,
+        }
+    }
+    fn write(&mut self, data: &[u8]) {
+        for block in data.chunks(65535) {
+            let n = block.len() as u16;
+            self.out.write_all(&[0]).unwrap();
+            self.out.write_all(&n.to_le_bytes()).unwrap();
+            self.out.write_all(&(!n).to_le_bytes()).unwrap();
+            self.out.write_all(block).unwrap();
+            self.digest.update(block);
+            self.len += block.len() as u64;
+        }
+    }
+    fn finish(mut self) {
+        self.out.write_all(&[1, 0, 0, 0xff, 0xff]).unwrap();
+        self.out.write_all(&self.digest.crc32().to_le_bytes()).unwrap();
+        self.out.write_all(&(self.len as u32).to_le_bytes()).unwrap();
+    }
+}
+
+#[test]
+fn peak_heap_stays_far_below_package_size() {
+    let dir = std::env::temp_dir().join(format!("modelgate-extract-memory-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let pkg = dir.join("big.tar.gz");
+    {
+        let mut gz = StoredGzip::new(std::io::BufWriter::new(File::create(&pkg).unwrap()));
+        let mut small = TarWriter::new(Flavor::Gnu);
+        let contract =
+            br#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
+        let pipeline = br#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"p","configPath":"run.json","processor":"MLA","kernel":"mla_inference"}]}]}"#;
+        small.append_file(b"mpk.json", contract, &FileMeta::FIXED).unwrap();
+        small
+            .append_file(b"pipeline_sequence.json", pipeline, &FileMeta::FIXED)
+            .unwrap();
+        small.append_file(b"run.json", b"{}", &FileMeta::FIXED).unwrap();
+        let mut t = small.finish();
+        t.truncate(t.len() - END_OF_ARCHIVE.len());
+        gz.write(&t);
+        gz.write(&file_header(b"m.elf", BIG as u64, &FileMeta::FIXED, Flavor::Gnu).unwrap());
+        let chunk = vec![0x5a; 1 << 20];
+        for _ in 0..BIG >> 20 {
+            gz.write(&chunk);
+        }
+        gz.write(padding(BIG as u64));
+        gz.write(&END_OF_ARCHIVE);
+        gz.finish();
+    }
+    assert!(fs::metadata(&pkg).unwrap().len() > BIG as u64);
+
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    check_package(&pkg, MpkLimits::DEFAULT).unwrap();
+    let check_peak = PEAK.load(Ordering::Relaxed) - base;
+
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT).unwrap();
+    let extract_peak = PEAK.load(Ordering::Relaxed) - base;
+    assert_eq!(fs::metadata(dir.join("out/share/m.elf")).unwrap().len(), BIG as u64);
+    fs::remove_dir_all(&dir).unwrap();
+
+    eprintln!(
+        "package {} MiB: peak heap check {check_peak} B, extract {extract_peak} B",
+        BIG >> 20
+    );
+    // A few 64 KiB chunks (read buffer, inflate window and output) plus small state.
+    assert!(check_peak < 512 << 10, "check peak {check_peak}");
+    assert!(extract_peak < 512 << 10, "extract peak {extract_peak}");
+}
