@@ -11,6 +11,10 @@
 //!   same chunk, and the deterministic deflate writer (`spec/inflate.md`).
 //! - [`gzip`]: RFC 1952 member parsing over the inflater (`spec/inflate.md` §gzip).
 //! - [`digest`]: CRC-32 and SHA-256 updated together over one chunk.
+//! - [`tar`]: the one tar reader (ustar, GNU, PAX; one size, path and link per entry) and
+//!   the deterministic tar writer (`spec/mpk.md` §1).
+//! - [`archive_path`]: archive entry path validation, normalisation and duplicate
+//!   detection (`spec/mpk.md` §2).
 #![no_std]
 #![forbid(unsafe_code)]
 #![cfg_attr(
