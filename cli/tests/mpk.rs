@@ -1,0 +1,130 @@
+//! `modelgate mpk extract`, `check` and `inspect` on MPK packages, run as a user runs them
+//! (`spec/mpk.md` §7), on the committed hostile corpus.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn modelgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_modelgate"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn corpus(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../hostile-corpus/mpk")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mpk-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn extract_valid_package() {
+    let d = scratch("valid");
+    let dest = d.join("out");
+    let o = modelgate(&[
+        "mpk",
+        "extract",
+        &corpus("valid-minimal.tar.gz"),
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("extracted 7 files, 3 stages"));
+    assert!(dest.join("etc/mpk.json").is_file() && dest.join("lib/libpost.so").is_file());
+    assert!(dest.join("share/resnet50_mla.elf").is_file());
+}
+
+#[test]
+fn extract_rejected_package_exits_1_and_leaves_nothing() {
+    let d = scratch("rejected");
+    let dest = d.join("out");
+    let o = modelgate(&[
+        "mpk",
+        "extract",
+        &corpus("path_traversal-symlink.tar.gz"),
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("rejected (mpk) path_traversal: symbolic link entries are not allowed"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+}
+
+#[test]
+fn extract_existing_destination_exits_2() {
+    let d = scratch("exists");
+    let o = modelgate(&["mpk", "extract", &corpus("valid-minimal.tar.gz"), d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn extract_wrong_extension_rejected() {
+    let d = scratch("ext");
+    let o = modelgate(&[
+        "mpk",
+        "extract",
+        &corpus("invalid_archive-extension-tgz.tgz"),
+        d.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("invalid_archive: package file name must end in .tar.gz"));
+}
+
+#[test]
+fn check_detects_mpk_before_gzip() {
+    let o = modelgate(&["check", &corpus("valid-minimal.tar.gz")]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).ends_with("valid-minimal.tar.gz: ok (mpk)\n"));
+}
+
+#[test]
+fn check_json_names_key_and_location() {
+    let o = modelgate(&["check", "--json", &corpus("schema_error-duplicate-json-keys.tar.gz")]);
+    assert_eq!(o.status.code(), Some(1));
+    let line = stdout(&o);
+    assert!(line.contains(r#""kind":"schema_error""#), "{line}");
+    assert!(
+        line.contains(r#""location":{"member":"pre_config.json","offset":7}"#),
+        "{line}"
+    );
+}
+
+#[test]
+fn inspect_lists_stages_in_order() {
+    let o = modelgate(&["inspect", &corpus("valid-stable-ordering.tar.gz")]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    let order: Vec<&str> = ["1. pre ", "2. pre_b ", "3. mla_0 ", "4. post "]
+        .iter()
+        .map(|s| text.find(s).map(|_| *s).unwrap_or("missing"))
+        .collect();
+    assert_eq!(order, ["1. pre ", "2. pre_b ", "3. mla_0 ", "4. post "], "{text}");
+    let o = modelgate(&["inspect", "--json", &corpus("valid-stable-ordering.tar.gz")]);
+    let json = stdout(&o);
+    let names: Vec<usize> = [
+        "\"name\":\"pre\"",
+        "\"name\":\"pre_b\"",
+        "\"name\":\"mla_0\",\"pluginId\"",
+        "\"name\":\"post\",\"pluginId\"",
+    ]
+    .iter()
+    .map(|n| json.find(n).unwrap_or_else(|| panic!("{n} in {json}")))
+    .collect();
+    assert!(names.windows(2).all(|w| w[0] < w[1]), "{json}");
+}
