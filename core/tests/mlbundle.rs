@@ -261,3 +261,36 @@ fn inspect_json_is_canonical_and_lists_fixed_order() {
     assert_eq!(names, ["manifest.json", "model.onnx", "schema.json"]);
     assert!(text.contains("not attested"));
 }
+
+/// The smallest model the ONNX reader accepts: IR version 9, an empty graph, opset 17.
+const MINIMAL_ONNX: &[u8] = &[0x08, 0x09, 0x3a, 0x00, 0x42, 0x02, 0x10, 0x11];
+
+#[test]
+fn validating_load_parses_onnx() {
+    use modelgate_core::mlbundle::load_container;
+    let bytes = write_container(&standalone(), &members(MINIMAL_ONNX), &ArchiveLimits::DEFAULT).unwrap();
+    let loaded = load_container(&bytes, &ArchiveLimits::DEFAULT).unwrap();
+    assert!(loaded.models_attested);
+    // The container is valid, the model is not: only the load rejects it.
+    let bytes = bundle();
+    assert!(read_container(&bytes, &ArchiveLimits::DEFAULT).is_ok());
+    let e = load_container(&bytes, &ArchiveLimits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidContainer);
+    assert_eq!(e.member, Some(N::ModelOnnx));
+    assert!(
+        e.message.starts_with("model.onnx is not a self-contained ONNX model: "),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn validating_load_does_not_attest_native_models() {
+    use modelgate_core::mlbundle::load_container;
+    let mut m = members(b"x");
+    m.remove(&N::ModelOnnx);
+    m.insert(N::ModelUbj, b"{U".to_vec());
+    let manifest = Manifest::new(Recipe::Standalone(N::ModelUbj), false, false);
+    let bytes = write_container(&manifest, &m, &ArchiveLimits::DEFAULT).unwrap();
+    assert!(!load_container(&bytes, &ArchiveLimits::DEFAULT).unwrap().models_attested);
+}

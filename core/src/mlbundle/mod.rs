@@ -12,6 +12,7 @@
 //! - [`read`]: [`read_container`] (§2–§8).
 //! - [`inspect`](mod@inspect): [`inspect()`] and [`MetadataView`] (§12).
 //! - [`write`]: [`write_container`] (§10).
+//! - [`load`]: [`load_container`], the validating load that parses `model.onnx` (§12.2).
 //! - [`error`]: [`Error`] and [`ErrorKind`] (§9).
 
 pub mod admission;
@@ -21,6 +22,7 @@ pub mod error;
 pub mod inspect;
 pub mod integrity;
 pub mod limits;
+pub mod load;
 pub mod manifest;
 pub mod names;
 pub mod read;
@@ -30,6 +32,7 @@ pub mod write;
 pub use error::{Error, ErrorKind};
 pub use inspect::{MetadataView, inspect};
 pub use limits::{ArchiveLimits, Limit, LimitConfigError};
+pub use load::{Loaded, load_container};
 pub use manifest::{IntegrityRecord, Manifest, Recipe};
 pub use names::MemberName;
 pub use read::{Container, Listing, read_container};
