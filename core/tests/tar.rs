@@ -734,3 +734,10 @@ fn writer_large_size_uses_base256() {
     assert_eq!(padding(1 << 40).len(), 0);
     assert_eq!(padding(1).len(), 511);
 }
+
+#[test]
+fn error_entry_name_escapes_control_characters() {
+    let tar = file("a\nb\u{1b}[31m", &[1u8; 10]);
+    let e = entries(&tar[..600], TarLimits::DEFAULT).last().unwrap().unwrap_err();
+    assert_eq!(e.entry.as_deref(), Some("a\\nb\\u{1b}[31m"));
+}

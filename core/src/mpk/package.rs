@@ -127,6 +127,10 @@ impl PackageCheck {
                     at,
                 ));
             }
+            EntryKind::Other(flag) => {
+                let what = format!("entries of tar typeflag {:?} are not allowed", char::from(flag));
+                return Err(MpkError::new(MpkKind::InvalidArchive, what, at));
+            }
             _ => {
                 return Err(MpkError::new(
                     MpkKind::InvalidArchive,

@@ -518,10 +518,20 @@ fn long_name(mut data: Vec<u8>, start: u64) -> Result<Vec<u8>, TarError> {
     Ok(data)
 }
 
-/// An entry name for error messages: lossy UTF-8, at most [`ERROR_NAME_BYTES`].
+/// An entry name for error messages: lossy UTF-8 of at most [`ERROR_NAME_BYTES`], control
+/// characters escaped (`\n`, `\u{0}`), so a hostile name cannot inject lines into output.
 pub fn lossy_name(path: &[u8]) -> String {
     let cut = path.get(..ERROR_NAME_BYTES).unwrap_or(path);
-    String::from_utf8_lossy(cut).into_owned()
+    let text = String::from_utf8_lossy(cut);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Reads a whole tar stream held in memory (`spec/mpk.md` §1): yields each entry with

@@ -484,7 +484,7 @@ mpk_cases! {
     char_device: base_then(&entry(b'3', "dev.so", b"")) => Reject(IA, "character device entries");
     block_device: base_then(&entry(b'4', "disk.so", b"")) => Reject(IA, "block device entries");
     fifo: base_then(&entry(b'6', "pipe.so", b"")) => Reject(IA, "FIFO entries");
-    contiguous_file: base_then(&entry(b'7', "c.so", b"x")) => Reject(IA, "special entry entries");
+    contiguous_file: base_then(&entry(b'7', "c.so", b"x")) => Reject(IA, "entries of tar typeflag '7' are not allowed");
 
     // §2 paths.
     absolute_path: file_named("/etc/evil.json") => Reject(PT, "path is absolute");
@@ -508,7 +508,7 @@ mpk_cases! {
     nul_in_pax_path: base_then(&[pax(&pax_record("path", b"a\0b.json")), entry(b'0', "x.json", b"{}")].concat()) => Reject(PT, "NUL");
     pax_path_hides_traversal: base_then(&[pax(&pax_record("path", b"../../etc/cron.d/x.json")), entry(b'0', "harmless.json", b"{}")].concat()) => Reject(PT, "member ../../etc/cron.d/x.json");
     gnu_long_name_traversal: base_then(&[long_name(("../".repeat(40) + "evil.json").as_bytes()), entry(b'0', "harmless.json", b"{}")].concat()) => Reject(PT, "path has a .. segment");
-    control_character_path: file_named("new\nline.json") => Reject(IA, "control character");
+    control_character_path: file_named("new\nline.json") => Reject(IA, "control character (path byte 3) (member new\\nline.json, byte 7168)");
     trailing_dot_segment: file_named("dir./x.json") => Reject(IA, "ends in a dot or space");
 
     // §2.7 duplicates.
