@@ -843,3 +843,27 @@ fn empty_file_path_rejected() {
     assert_eq!(e.kind, MpkKind::InvalidArchive);
     assert!(e.detail.contains("empty"), "{e}");
 }
+
+struct FailOnData;
+
+impl Sink for FailOnData {
+    type Error = &'static str;
+    fn begin(&mut self, _: &str, _: Class, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn data(&mut self, _: &[u8]) -> Result<(), Self::Error> {
+        Err("disk full")
+    }
+    fn end(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[test]
+fn sink_failure_stops_the_reader() {
+    let bytes = gz(&tar(&files()));
+    let mut r = MpkReader::new(MpkLimits::DEFAULT, Registry::DEFAULT, [0, 0]);
+    assert_eq!(r.feed(&bytes, &mut FailOnData), Err(Failure::Sink("disk full")));
+    assert!(matches!(r.feed(&bytes, &mut NullSink), Err(Failure::Rejected(_))));
+    assert_eq!(r.finish().unwrap_err().kind, MpkKind::InvalidArchive);
+}

@@ -289,10 +289,13 @@ impl PackageCheck {
         let pipelines = parse_pipelines(pipeline_doc, &self.registry, self.limits.max_stages)?;
         self.check_configs(&pipelines)?;
         let first = pipelines.first().cloned().unwrap_or_default();
-        let contract_doc = self
-            .docs
-            .get(&contract_path)
-            .ok_or_else(|| MpkError::new(MpkKind::SchemaError, "contract", none.clone()))?;
+        let contract_doc = self.docs.get(&contract_path).ok_or_else(|| {
+            MpkError::new(
+                MpkKind::SchemaError,
+                "package has no mpk.json or *_mpk.json",
+                none.clone(),
+            )
+        })?;
         let contract = parse_contract(contract_doc, &contract_path, &first)?;
         self.check_executables(&contract, &contract_path)?;
         Ok(Package {

@@ -88,8 +88,17 @@ impl MpkReader {
             return Err(Failure::Rejected(e.clone()));
         }
         let r = self.feed_inner(input, sink);
-        if let Err(Failure::Rejected(e)) = &r {
-            self.failed = Some(e.clone());
+        match &r {
+            Err(Failure::Rejected(e)) => self.failed = Some(e.clone()),
+            // The stream position is lost once the sink failed: later calls refuse.
+            Err(Failure::Sink(_)) => {
+                self.failed = Some(MpkError::new(
+                    MpkKind::InvalidArchive,
+                    "reading stopped after the output failed",
+                    Location::at(self.gz.offset()),
+                ));
+            }
+            Ok(()) => {}
         }
         r
     }
