@@ -5,5 +5,6 @@
 pub mod commands;
 pub mod mlbundle;
 pub mod mpk;
+pub mod mvb;
 pub mod onemodel;
 pub mod progress;

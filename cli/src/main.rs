@@ -53,6 +53,11 @@ enum Command {
         #[command(subcommand)]
         command: modelgate_cli::mpk::MpkCommand,
     },
+    /// Export, import and verify mvb bundles (`modelgate mvb export|import|verify`).
+    Mvb {
+        #[command(subcommand)]
+        command: modelgate_cli::mvb::MvbCommand,
+    },
     /// Convert between ONNX and OneModel (`modelgate onemodel convert|to-onnx IN OUT`).
     Onemodel {
         #[command(subcommand)]
@@ -74,6 +79,7 @@ fn main() -> ExitCode {
         Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
         Command::Mlbundle { command } => modelgate_cli::mlbundle::run(command),
         Command::Mpk { command } => modelgate_cli::mpk::run(command),
+        Command::Mvb { command } => modelgate_cli::mvb::run(command),
         Command::Onemodel { command } => modelgate_cli::onemodel::run(command),
     }
 }

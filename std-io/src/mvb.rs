@@ -503,6 +503,16 @@ fn private_dir() -> DirBuilder {
     b
 }
 
+fn bundle_dir() -> DirBuilder {
+    let mut b = DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o755);
+    }
+    b
+}
+
 impl Staging {
     fn create(parent: &Path) -> io::Result<Staging> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -545,7 +555,9 @@ impl StagingSink {
         parts.pop();
         for part in parts {
             dir.push(part);
-            match private_dir().create(&dir) {
+            // Inside the private staging root, folders get the ordinary mode 0755: they
+            // become the bundle's folders in the vault.
+            match bundle_dir().create(&dir) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     if !fs::symlink_metadata(&dir)?.file_type().is_dir() {
@@ -607,6 +619,11 @@ fn open_archive(path: &Path) -> Result<(File, u64), MvbIoError> {
             Location::NONE,
         )));
     }
+    open_file(path)
+}
+
+/// The archive must be a regular file (§6.1).
+fn open_file(path: &Path) -> Result<(File, u64), MvbIoError> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -779,9 +796,10 @@ fn verification_record(imported: &Imported, location: &Path, at: &str) -> (Strin
 // ---------------------------------------------------------------- check and verify
 
 /// `modelgate check FILE.mvb.tar` (§8.1): the import's validating unpack into a private
-/// staging folder under the system temporary folder, always removed.
+/// staging folder under the system temporary folder, always removed. The file name is not
+/// checked (`--format mvb` may name any file).
 pub fn check_archive(archive: &Path) -> Result<Imported, MvbIoError> {
-    let (file, len) = open_archive(archive)?;
+    let (file, len) = open_file(archive)?;
     let staging = Staging::create(&std::env::temp_dir())?;
     let mut sink = StagingSink {
         root: staging.path.clone(),

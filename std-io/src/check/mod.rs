@@ -9,6 +9,7 @@ mod gzip;
 mod json;
 mod mlbundle;
 mod mpk;
+mod mvb;
 mod onemodel;
 
 use modelgate_core::Rejection;
@@ -62,6 +63,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &onemodel::OneModel,
     &onemodel::Onnx,
     &mpk::Mpk,
+    &mvb::Mvb,
 ];
 
 /// The format named `name` (`--format`).

@@ -1,0 +1,97 @@
+//! `*.mvb.tar`: the import's validating unpack (`spec/mvb.md` §4, §6.2) into a private
+//! staging folder that is always removed (§8.1), and inspection of the marker and files.
+
+use super::{CheckError, Format};
+use crate::mvb::{MvbIoError, check_archive};
+use modelgate_core::digest::hex;
+use modelgate_core::json::Writer;
+use modelgate_core::mvb::{Imported, MvbKind};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The `mvb` format.
+pub struct Mvb;
+
+fn to_check_error(e: MvbIoError) -> CheckError {
+    match e {
+        MvbIoError::Rejected(e) => CheckError::Rejected(e.rejection()),
+        MvbIoError::Io(e) => CheckError::Io(e),
+        MvbIoError::Exists(p) => CheckError::Io(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            p.display().to_string(),
+        )),
+    }
+}
+
+impl Format for Mvb {
+    fn name(&self) -> &'static str {
+        "mvb"
+    }
+
+    fn kinds(&self) -> &'static [&'static str] {
+        &MvbKind::NAMES
+    }
+
+    /// `.mvb.tar`: longer than any `.tar` suffix, so detection picks it (§8.1).
+    fn suffixes(&self) -> &'static [&'static str] {
+        &[".mvb.tar"]
+    }
+
+    fn check(&self, path: &Path) -> Result<(), CheckError> {
+        check_archive(path).map(|_| ()).map_err(to_check_error)
+    }
+
+    fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
+        Some(
+            check_archive(path)
+                .map(|i| if json { inspect_json(&i) } else { inspect_text(&i) })
+                .map_err(to_check_error),
+        )
+    }
+}
+
+fn inspect_text(i: &Imported) -> String {
+    let m = &i.marker;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "bundle {} ({}, mvb {}, schema {})",
+        m.bundle_id, m.artifact_type, m.format_version, m.schema_version
+    );
+    let _ = writeln!(s, "bundle hash {} ({})", i.bundle_hash, m.bundle_hash.algorithm);
+    let _ = writeln!(
+        s,
+        "payload {} files, {} bytes",
+        m.payload_file_count, m.payload_size_bytes
+    );
+    let _ = writeln!(s, "tar sha256 {} ({} bytes)", hex(&i.tar_sha256), i.tar_len);
+    for f in &i.files {
+        let _ = writeln!(s, "file {} {} {}", f.path, f.size, hex(&f.sha256));
+    }
+    s
+}
+
+fn inspect_json(i: &Imported) -> String {
+    let m = &i.marker;
+    let mut w = Writer::new();
+    w.begin_object();
+    w.name("artifact_type").string(&m.artifact_type);
+    w.name("bundle_hash").string(&i.bundle_hash);
+    w.name("bundle_id").string(&m.bundle_id);
+    w.name("files").begin_array();
+    for f in &i.files {
+        w.begin_object();
+        w.name("path").string(&f.path);
+        w.name("sha256").string(&hex(&f.sha256));
+        w.name("size").u64(f.size);
+        w.end_object();
+    }
+    w.end_array();
+    w.name("format").string("mvb");
+    w.name("mvb_format_version").string(&m.format_version);
+    w.name("schema_version").string(&m.schema_version);
+    w.name("tar_sha256").string(&hex(&i.tar_sha256));
+    w.name("tar_size").u64(i.tar_len);
+    w.end_object();
+    w.finish()
+}
