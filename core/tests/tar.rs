@@ -741,3 +741,16 @@ fn error_entry_name_escapes_control_characters() {
     let e = entries(&tar[..600], TarLimits::DEFAULT).last().unwrap().unwrap_err();
     assert_eq!(e.entry.as_deref(), Some("a\\nb\\u{1b}[31m"));
 }
+
+#[test]
+fn pax_global_before_end_rejected() {
+    let g = member(
+        raw(b"pax_global_header", b'g', 52, false),
+        &pax_record("comment", &[b'c'; 40]),
+    );
+    assert_eq!(
+        reject(&archive(&[file("x", b"1"), g.clone()])),
+        (TarReason::DanglingMeta, 1024)
+    );
+    assert_eq!(reject(&[file("x", b"1"), g].concat()), (TarReason::DanglingMeta, 2048));
+}

@@ -166,6 +166,8 @@ pub struct TarReader {
     meta_buf: Vec<u8>,
     current: Option<String>,
     entries: u64,
+    /// Offset of a global header not yet followed by an entry (§1.4.1).
+    global_at: Option<u64>,
 }
 
 /// Longest entry name an error carries (bytes of lossy UTF-8).
@@ -192,6 +194,7 @@ impl TarReader {
             meta_buf: Vec::new(),
             current: None,
             entries: 0,
+            global_at: None,
         }
     }
 
@@ -229,7 +232,9 @@ impl TarReader {
                     input_len: self.offset,
                 });
             }
-            Phase::Header if self.filled == 0 && !self.pending.is_empty() => TarReason::DanglingMeta,
+            Phase::Header if self.filled == 0 && (!self.pending.is_empty() || self.global_at.is_some()) => {
+                TarReason::DanglingMeta
+            }
             Phase::Header if self.filled == 0 => TarReason::MissingEnd,
             Phase::ZeroSeen { .. } if self.filled == 0 => TarReason::MissingEnd,
             _ => TarReason::Truncated,
@@ -343,8 +348,8 @@ impl TarReader {
             // §1.4.2: a lone zero block inside the archive.
             (Phase::ZeroSeen { at: zero_at }, false) => Err(TarError::new(TarReason::LoneZeroBlock, zero_at)),
             (_, true) => {
-                if let Some(start) = self.pending.start {
-                    // §1.4.1: meta entry followed by the end marker.
+                if let Some(start) = self.pending.start.or(self.global_at) {
+                    // §1.4.1: meta entry (or global header) followed by the end marker.
                     return Err(TarError::new(TarReason::DanglingMeta, start));
                 }
                 self.phase = Phase::ZeroSeen { at };
@@ -400,7 +405,9 @@ impl TarReader {
         self.meta_buf
             .try_reserve_exact(usize::try_from(h.size).unwrap_or(usize::MAX))
             .map_err(|_| TarError::new(TarReason::MetaTooLarge, at + 124))?;
-        if kind != MetaKind::Global && self.pending.start.is_none() {
+        if kind == MetaKind::Global {
+            self.global_at = Some(at);
+        } else if self.pending.start.is_none() {
             self.pending.start = Some(at);
         }
         self.phase = Phase::Meta {
@@ -451,6 +458,7 @@ impl TarReader {
     /// Composes the entry's one meaning (§1.1.7, §1.4.1).
     fn entry(&mut self, kind: EntryKind, h: &Header<'_>, at: u64) -> Result<Entry, TarError> {
         let pending = core::mem::take(&mut self.pending);
+        self.global_at = None;
         let pax = pending.pax.unwrap_or_default();
         let (path, path_source) = match (pax.path, pending.long_name) {
             (Some(_), Some(_)) => return Err(TarError::new(TarReason::ConflictingMeta, pending.start.unwrap_or(at))),

@@ -426,7 +426,7 @@ mpk_cases! {
     tar_record_padding: gz(&[finish(tar_body(&base())), vec![0u8; 10240 - 1024]].concat()) => Valid;
     stable_ordering: valid_stable_order() => Valid;
     all_ev74_kernels: valid_all_ev74_kernels() => Valid;
-    global_pax_comment: base_then(&global_pax(&pax_record("comment", b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"))) => Valid;
+    global_pax_comment: gz(&finish([global_pax(&pax_record("comment", b"4b825dc642cb6eb9a060e54bf8d69288fbee4904")), tar_body(&base())].concat())) => Valid;
     base256_size: valid_base256_size() => Valid;
     dot_slash_paths: valid_dot_slash() => Valid;
     minor_version: with_contract(&CONTRACT.replace("\"1.0\"", "\"1.7\"")) => Valid;
@@ -476,6 +476,7 @@ mpk_cases! {
     tar_pax_and_long_name_conflict: base_then(&[long_name(b"a.json"), pax(&pax_record("path", b"b.json")), entry(b'0', "x.json", b"{}")].concat()) => Reject(IA, "both PAX and GNU");
     tar_dangling_pax: base_then(&pax(&pax_record("path", b"x.json"))) => Reject(IA, "extended header not followed by an entry");
     tar_size_on_directory: base_then(&entry(b'5', "dir/", &[0u8; 512])) => Reject(IA, "non-file tar entry has a non-zero size");
+    tar_global_pax_at_end: base_then(&global_pax(&pax_record("comment", b"x"))) => Reject(IA, "extended header not followed by an entry (byte 7168)");
     tar_global_pax_path: base_then(&global_pax(&pax_record("path", b"evil.json"))) => Reject(IA, "global PAX header");
 
     // §3.1 entry types.
