@@ -183,6 +183,7 @@ impl TempRoot {
         refuse_existing(dest)?;
         fs::rename(&self.path, dest)?;
         self.published = true;
+        sync_parent(dest);
         Ok(())
     }
 }
@@ -193,6 +194,24 @@ impl Drop for TempRoot {
             let _ = fs::remove_dir_all(&self.path);
         }
     }
+}
+
+/// Makes the rename durable where the platform allows it (best effort: the extraction
+/// has already succeeded, so a failure here is not reported).
+fn sync_parent(dest: &Path) {
+    #[cfg(unix)]
+    if let Some(parent) = dest.parent() {
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        if let Ok(dir) = File::open(parent) {
+            let _ = dir.sync_all();
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dest;
 }
 
 fn private_dir() -> DirBuilder {
