@@ -5,12 +5,12 @@ use super::archive::Entry;
 use super::error::{ZipError, ZipReason};
 use super::header::STORED;
 use crate::digest::ChunkDigest;
-use crate::inflate::{MAX_CHUNK, inflate_into};
+use crate::inflate::{MAX_CHUNK, inflate_exact};
 use alloc::vec::Vec;
 
 /// The member's uncompressed bytes and their SHA-256. The buffer is reserved with
 /// `try_reserve_exact` for the declared size (already checked against the caller's limits);
-/// deflated data goes through [`inflate_into`] (exact size, one byte of lookahead, complete
+/// deflated data goes through [`inflate_exact`] (exact size, one byte of lookahead, complete
 /// stream, CRC-32 and SHA-256 in the same pass); stored data is copied in 64 KiB chunks
 /// through one [`ChunkDigest`].
 pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), ZipError> {
@@ -38,8 +38,13 @@ pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Zi
         }
         return Ok((out, d.sha256.unwrap_or_default()));
     }
-    out.resize(size, 0);
-    let digests = inflate_into(input, &mut out, Some(entry.central.crc32), true)
-        .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
+    // Output is appended to the reserved buffer as the engine produces it, so a declared
+    // size the data does not back costs address space, never written memory.
+    let expected = entry.central.uncompressed;
+    let digests = inflate_exact(input, expected, Some(entry.central.crc32), true, |chunk| {
+        // Within the reserved capacity: the Exact bound caps the total (spec/inflate.md §2.5).
+        out.extend_from_slice(chunk);
+    })
+    .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
     Ok((out, digests.sha256.unwrap_or_default()))
 }
