@@ -1,59 +1,72 @@
-//! Bounded raw inflate (`spec/inflate.md` §2, §3): never panics; never hands out more than
-//! the declared size; accepted output is exactly what a reference inflater produces, and its
-//! CRC-32 is what the engine reports; the result does not depend on how input is split.
+//! Bounded raw inflate through the `.deflate` test frame (`spec/inflate.md` §2, §6), so every
+//! file of `hostile-corpus/deflate/` is a meaningful seed. Properties: never panics; never
+//! hands out more than the declared size; accepted output is exactly what a reference
+//! inflater produces and its CRC-32 is what the frame declares; feeding the stream in two
+//! pieces gives the same outcome and offset as the whole.
 #![no_main]
 
-use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::inflate::{Inflater, MAX_CHUNK, OutputBound, inflate_exact};
+use modelgate_core::inflate::{
+    InflateError, InflateReason, Inflater, MAX_CHUNK, OutputBound, check_frame, frame::FRAME_HEADER_LEN, inflate_exact,
+};
 
-#[derive(Arbitrary, Debug)]
-struct Input {
-    declared: u16,
-    split: u16,
-    stream: Vec<u8>,
-}
+/// Declared sizes above this are rejected before inflating (keeps each run small).
+const LIMIT: u64 = 1 << 20;
 
-fuzz_target!(|input: Input| {
-    let declared = u64::from(input.declared);
+fuzz_target!(|data: &[u8]| {
+    let frame = check_frame(data, LIMIT);
+    let Some((header, stream)) = data.split_at_checked(FRAME_HEADER_LEN) else {
+        assert!(frame.is_err());
+        return;
+    };
+    let declared = u64::from_le_bytes(header[..8].try_into().unwrap());
+    let crc = u32::from_le_bytes(header[8..12].try_into().unwrap());
+    if declared > LIMIT {
+        assert_eq!(frame.unwrap_err().reason, InflateReason::DeclaredTooLarge);
+        return;
+    }
+
     let mut out = Vec::new();
-    let mut biggest_chunk = 0;
-    let whole = inflate_exact(&input.stream, declared, None, false, |chunk| {
-        biggest_chunk = biggest_chunk.max(chunk.len());
-        out.extend_from_slice(chunk);
+    let mut biggest = 0;
+    let whole = inflate_exact(stream, declared, Some(crc), false, |c| {
+        biggest = biggest.max(c.len());
+        out.extend_from_slice(c);
     });
     assert!(out.len() as u64 <= declared, "handed out more than declared");
-    assert!(biggest_chunk <= MAX_CHUNK);
-
-    if let Ok(digests) = &whole {
+    assert!(biggest <= MAX_CHUNK);
+    assert_eq!(whole.is_ok(), frame.is_ok(), "frame and member helper disagree");
+    if whole.is_ok() {
         assert_eq!(out.len() as u64, declared);
-        assert_eq!(digests.crc32, crc32fast::hash(&out));
-        let reference = miniz_oxide::inflate::decompress_to_vec_with_limit(&input.stream, usize::from(input.declared) + 1)
+        assert_eq!(crc32fast::hash(&out), crc);
+        let reference = miniz_oxide::inflate::decompress_to_vec_with_limit(stream, declared as usize + 1)
             .expect("accepted stream must inflate with the reference decoder");
         assert_eq!(reference, out, "accepted output differs from the reference");
     }
 
-    // The same stream fed in two pieces gives the same outcome and offset.
-    let cut = usize::from(input.split) % (input.stream.len() + 1);
-    let (a, b) = input.stream.split_at(cut);
+    // Two pieces, cut at a point the input itself chooses.
+    let cut = (crc as usize) % (stream.len() + 1);
+    let (a, b) = stream.split_at(cut);
     let mut engine = Inflater::new(OutputBound::Exact(declared), false);
     let mut split_out = Vec::new();
-    let result = engine
+    let split = engine
         .feed(a, true, |c| split_out.extend_from_slice(c))
-        .and_then(|p| if p.done { Ok(p.consumed) } else { engine.feed(b, false, |c| split_out.extend_from_slice(c)).map(|q| cut + q.consumed) })
-        .and_then(|consumed| {
-            if consumed == input.stream.len() {
-                engine.finish(None)
+        .and_then(|p| {
+            if p.done {
+                Ok(p.consumed)
             } else {
-                Err(modelgate_core::inflate::InflateError::new(
-                    modelgate_core::inflate::InflateReason::TrailingData,
-                    consumed as u64,
-                ))
+                engine.feed(b, false, |c| split_out.extend_from_slice(c)).map(|q| cut + q.consumed)
+            }
+        })
+        .and_then(|consumed| {
+            if consumed == stream.len() {
+                engine.finish(Some(crc))
+            } else {
+                Err(InflateError::new(InflateReason::TrailingData, consumed as u64))
             }
         });
-    match (&whole, &result) {
+    match (&whole, &split) {
         (Ok(_), Ok(_)) => assert_eq!(out, split_out),
-        (Err(e1), Err(e2)) => assert_eq!(e1, e2, "split changed the error"),
-        _ => panic!("split changed the outcome: {whole:?} vs {result:?}"),
+        (Err(e1), Err(e2)) => assert_eq!(e1, e2, "splitting changed the error"),
+        _ => panic!("splitting changed the outcome: {whole:?} vs {split:?}"),
     }
 });

@@ -7,6 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use modelgate_core::mlbundle::names::NAMES;
 use modelgate_core::zip::{Archive, read_member};
 
+/// Largest declared member size this target reads (the caller's limit).
+const MAX_MEMBER: u64 = 16 << 20;
+
 fuzz_target!(|data: &[u8]| {
     let Ok(archive) = Archive::parse(data, &NAMES, 6) else { return };
     let mut ranges: Vec<(u64, u64)> = archive
@@ -21,6 +24,11 @@ fuzz_target!(|data: &[u8]| {
     }
     for e in &archive.entries {
         assert!(e.local.data_end <= archive.directory.offset);
+        // read_member allocates the declared size; callers check it against their limits
+        // first (the mlbundle reader does), and so does this target.
+        if e.central.uncompressed > MAX_MEMBER {
+            continue;
+        }
         if let Ok((bytes, _)) = read_member(data, e) {
             assert_eq!(bytes.len() as u64, e.central.uncompressed);
         }
