@@ -754,3 +754,13 @@ fn pax_global_before_end_rejected() {
     );
     assert_eq!(reject(&[file("x", b"1"), g].concat()), (TarReason::DanglingMeta, 2048));
 }
+
+#[test]
+fn missing_end_after_block_aligned_data_rejected() {
+    // Data of exactly one block: no padding, so the input ends between entries.
+    assert_eq!(reject(&file("a", &[7u8; 512])), (TarReason::MissingEnd, 1024));
+    let tar = [pax(&pax_record("comment", &[b'c'; 499])), file("a", &[7u8; 512])].concat();
+    assert_eq!(pax_record("comment", &[b'c'; 499]).len(), 512);
+    assert_eq!(reject(&tar[..1024]), (TarReason::DanglingMeta, 1024));
+    assert_eq!(reject(&tar), (TarReason::MissingEnd, 2048));
+}

@@ -266,7 +266,7 @@ impl TarReader {
                     return Ok((pos + n, Event::Data(chunk)));
                 }
                 Phase::DataDone { pad } => {
-                    self.phase = Phase::Padding { remaining: pad };
+                    self.after_data(pad);
                     return Ok((pos, Event::EntryEnd));
                 }
                 Phase::EndPending => {
@@ -451,8 +451,19 @@ impl TarReader {
             MetaKind::LongName => self.pending.long_name = Some(long_name(data, start)?),
             MetaKind::LongLink => self.pending.long_link = Some(long_name(data, start)?),
         }
-        self.phase = Phase::Padding { remaining: pad };
+        self.after_data(pad);
         Ok(n)
+    }
+
+    /// Data (or meta data) complete: skip `pad` bytes of padding, or expect the next
+    /// header right away, so that input ending here is `MissingEnd`, not `Truncated`.
+    fn after_data(&mut self, pad: u64) {
+        if pad == 0 {
+            self.phase = Phase::Header;
+            self.current = None;
+        } else {
+            self.phase = Phase::Padding { remaining: pad };
+        }
     }
 
     /// Composes the entry's one meaning (§1.1.7, §1.4.1).
