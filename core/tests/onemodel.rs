@@ -1169,6 +1169,35 @@ mod onnx_proto {
         assert_eq!(err(&proto).kind, ErrorKind::LimitExceeded);
     }
 
+    /// GraphProto nested `levels` deep through If-style node attributes (type 5).
+    fn nested_onnx_graphs(levels: usize) -> Vec<u8> {
+        let mut g = Vec::new();
+        for _ in 0..levels {
+            let attr = [len(1, b"b"), len(6, &g), int(20, 5)].concat();
+            let node = [len(4, b"If"), len(5, &attr)].concat();
+            g = len(1, &node);
+        }
+        [int(1, 9), len(7, &g), len(8, &int(2, 17))].concat()
+    }
+
+    /// Needs more than a test thread's 2 MiB of stack in an unoptimised build (about 40 KiB
+    /// per graph level there); std-io decodes on an 8 MiB stack, as this test does.
+    #[test]
+    fn onnx_graph_nesting_64_accepted_65_limit_exceeded() {
+        let run = || {
+            assert!(onnx::to_model(&nested_onnx_graphs(63)).is_ok());
+            let e = err(&nested_onnx_graphs(64));
+            assert_eq!(e.kind, ErrorKind::LimitExceeded);
+            assert!(e.path.unwrap().ends_with(".node[0].attribute[0].g"));
+        };
+        std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
     #[test]
     fn onnx_graph_names_resolved() {
         // A node reading an undefined value.

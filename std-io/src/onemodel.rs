@@ -46,9 +46,28 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
     })
 }
 
+/// Stack for decoding: graphs and types nest 64 deep (§3.2) and each level costs tens of KiB
+/// of stack in unoptimised builds, so decoding runs on a thread with this much.
+pub const DECODE_STACK: usize = 64 << 20;
+
+/// Runs `f` on a scoped thread with [`DECODE_STACK`] bytes of stack.
+pub fn on_decode_stack<T: Send>(f: impl FnOnce() -> T + Send) -> io::Result<T> {
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(DECODE_STACK)
+            .spawn_scoped(s, f)?;
+        Ok(handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
+}
+
 /// Reads and checks the ONNX file at `path`, external tensors copied from the model's
-/// folder (§6.2), names resolved (§3.1), and passes the model to `use_model`.
-pub fn with_onnx<T>(path: &Path, use_model: impl FnOnce(&onemodel::Model<'_>) -> T) -> Result<T, Failure> {
+/// folder (§6.2), names resolved (§3.1), and passes the model to `use_model`; decoding runs
+/// on [`DECODE_STACK`].
+pub fn with_onnx<T: Send>(path: &Path, use_model: impl FnOnce(&onemodel::Model<'_>) -> T + Send) -> Result<T, Failure> {
+    on_decode_stack(|| with_onnx_here(path, use_model))?
+}
+
+fn with_onnx_here<T>(path: &Path, use_model: impl FnOnce(&onemodel::Model<'_>) -> T) -> Result<T, Failure> {
     let bytes = load(path)?;
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut resolver = |r: &ExternalRef<'_>| read_external(&folder, r);
@@ -67,8 +86,11 @@ pub fn convert(input: &Path, output: &Path, overwrite: bool) -> Result<(), Failu
 /// Converts the OneModel file `input` back to ONNX protobuf at `output` (§6.3).
 pub fn to_onnx(input: &Path, output: &Path, overwrite: bool) -> Result<(), Failure> {
     let bytes = load(input)?;
-    let model = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map_err(rejected)?;
-    publish_bytes(output, &onnx::write_model(&model), overwrite)?;
+    let proto = on_decode_stack(|| {
+        onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map(|m| onnx::write_model(&m))
+    })?
+    .map_err(rejected)?;
+    publish_bytes(output, &proto, overwrite)?;
     Ok(())
 }
 

@@ -17,6 +17,39 @@ use core::fmt::Write;
 
 type R<T> = Result<T, Error>;
 
+/// Runs `$body` for each field of the message `$buf` at absolute offset `$base`, with `$d`
+/// the decoder and `$f` the field, rejecting a second occurrence of any number in
+/// `$singular` (§6.1). A macro rather than a closure-taking method so that nesting costs
+/// one stack frame per message level (graphs nest 64 deep).
+macro_rules! each {
+    ($self:ident, $buf:expr, $base:expr, $singular:expr, |$d:ident, $f:ident| $body:block) => {{
+        let mut seen: u64 = 0;
+        for field in Fields::new($buf, $base) {
+            let $f = field.map_err(|e| $self.wire(e))?;
+            if $singular.contains(&$f.number) && $f.number < 64 {
+                let bit = 1u64 << $f.number;
+                if seen & bit != 0 {
+                    return Err($self.error(ErrorKind::Malformed, $f.offset, "singular field repeated"));
+                }
+                seen |= bit;
+            }
+            let $d = &mut *$self;
+            let step: R<()> = $body;
+            step?;
+        }
+    }};
+}
+
+/// Evaluates `$e` with `$seg` appended to the decoder's path.
+macro_rules! nested {
+    ($d:ident, $seg:expr, $e:expr) => {{
+        $d.path.push($seg);
+        let r = $e;
+        $d.path.pop();
+        r
+    }};
+}
+
 #[derive(Clone, Copy)]
 enum Seg {
     Name(&'static str),
@@ -119,30 +152,6 @@ impl Decoder<'_> {
         self.error(ErrorKind::Malformed, e.offset, e.what)
     }
 
-    /// Calls `f` for each field of the message `buf` at absolute offset `base`, rejecting a
-    /// second occurrence of any number in `singular`.
-    fn each<'a>(
-        &mut self,
-        buf: &'a [u8],
-        base: usize,
-        singular: &[u32],
-        mut f: impl FnMut(&mut Self, Field<'a>) -> R<()>,
-    ) -> R<()> {
-        let mut seen: u64 = 0;
-        for field in Fields::new(buf, base) {
-            let field = field.map_err(|e| self.wire(e))?;
-            if singular.contains(&field.number) && field.number < 64 {
-                let bit = 1u64 << field.number;
-                if seen & bit != 0 {
-                    return Err(self.error(ErrorKind::Malformed, field.offset, "singular field repeated"));
-                }
-                seen |= bit;
-            }
-            f(self, field)?;
-        }
-        Ok(())
-    }
-
     fn bytes<'a>(&self, f: &Field<'a>) -> R<&'a [u8]> {
         match f.value {
             Value::Len(b) => Ok(b),
@@ -215,13 +224,6 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    fn nested<T>(&mut self, seg: Seg, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
-        self.path.push(seg);
-        let r = f(self);
-        self.path.pop();
-        r
-    }
-
     fn enter(&self, depth: usize, offset: usize) -> R<()> {
         if depth > self.max_nesting {
             return Err(self.error(ErrorKind::LimitExceeded, offset, "graphs and types nested too deeply"));
@@ -234,7 +236,7 @@ impl Decoder<'_> {
         let mut graph = None;
         let mut has_ir = false;
         let (mut n_opset, mut n_meta, mut n_fn) = (0, 0, 0);
-        self.each(buf, base, &[1, 2, 3, 4, 5, 6, 7], |d, f| {
+        each!(self, buf, base, &[1, 2, 3, 4, 5, 6, 7], |d, f| {
             match f.number {
                 1 => {
                     m.ir_version = d.nonneg(&f)?;
@@ -247,18 +249,18 @@ impl Decoder<'_> {
                 6 => m.doc = d.string(&f)?,
                 7 => {
                     let b = d.bytes(&f)?;
-                    graph = Some(d.nested(Seg::Name("graph"), |d| d.graph(b, f.payload, 1))?);
+                    graph = Some(nested!(d, Seg::Name("graph"), d.graph(b, f.payload, 1))?);
                 }
                 8 => {
                     let b = d.bytes(&f)?;
                     m.opsets
-                        .push(d.nested(Seg::Index("opset_import", n_opset), |d| d.opset(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("opset_import", n_opset), d.opset(b, f.payload))?);
                     n_opset += 1;
                 }
                 14 => {
                     let b = d.bytes(&f)?;
                     m.metadata
-                        .push(d.nested(Seg::Index("metadata_props", n_meta), |d| d.entry(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("metadata_props", n_meta), d.entry(b, f.payload))?);
                     n_meta += 1;
                 }
                 20 => {
@@ -267,13 +269,13 @@ impl Decoder<'_> {
                 25 => {
                     let b = d.bytes(&f)?;
                     m.functions
-                        .push(d.nested(Seg::Index("functions", n_fn), |d| d.function(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("functions", n_fn), d.function(b, f.payload))?);
                     n_fn += 1;
                 }
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         if !has_ir {
             return Err(self.error(ErrorKind::Malformed, base, "ir_version is missing"));
         }
@@ -306,27 +308,27 @@ impl Decoder<'_> {
 
     fn opset(&mut self, buf: &[u8], base: usize) -> R<OperatorSet> {
         let mut o = OperatorSet::default();
-        self.each(buf, base, &[1, 2], |d, f| {
+        each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
                 1 => o.domain = d.string(&f)?,
                 2 => o.version = d.nonneg(&f)?,
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok(o)
     }
 
     fn entry(&mut self, buf: &[u8], base: usize) -> R<StringEntry> {
         let mut e = StringEntry::default();
-        self.each(buf, base, &[1, 2], |d, f| {
+        each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
                 1 => e.key = d.string(&f)?,
                 2 => e.value = d.string(&f)?,
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok(e)
     }
 
@@ -334,7 +336,7 @@ impl Decoder<'_> {
         self.enter(depth, base)?;
         let mut g = Graph::default();
         let mut n = [0usize; 17];
-        self.each(buf, base, &[2, 10], |d, f| {
+        each!(self, buf, base, &[2, 10], |d, f| {
             let i = n.get(f.number as usize).copied().unwrap_or(0);
             if let Some(c) = n.get_mut(f.number as usize) {
                 *c += 1;
@@ -343,13 +345,13 @@ impl Decoder<'_> {
                 1 => {
                     let b = d.bytes(&f)?;
                     g.nodes
-                        .push(d.nested(Seg::Index("node", i), |d| d.node(b, f.payload, depth))?);
+                        .push(nested!(d, Seg::Index("node", i), d.node(b, f.payload, depth))?);
                 }
                 2 => g.name = d.string(&f)?,
                 5 => {
                     let b = d.bytes(&f)?;
                     g.initializers
-                        .push(d.nested(Seg::Index("initializer", i), |d| d.tensor(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("initializer", i), d.tensor(b, f.payload))?);
                 }
                 10 => g.doc = d.string(&f)?,
                 11..=13 => {
@@ -359,7 +361,7 @@ impl Decoder<'_> {
                         12 => "output",
                         _ => "value_info",
                     };
-                    let v = d.nested(Seg::Index(name, i), |d| d.value_info(b, f.payload, depth))?;
+                    let v = nested!(d, Seg::Index(name, i), d.value_info(b, f.payload, depth))?;
                     match f.number {
                         11 => g.inputs.push(v),
                         12 => g.outputs.push(v),
@@ -375,49 +377,52 @@ impl Decoder<'_> {
                 }
                 15 => {
                     let b = d.bytes(&f)?;
-                    g.sparse_initializers
-                        .push(d.nested(Seg::Index("sparse_initializer", i), |d| d.sparse(b, f.payload))?);
+                    g.sparse_initializers.push(nested!(
+                        d,
+                        Seg::Index("sparse_initializer", i),
+                        d.sparse(b, f.payload)
+                    )?);
                 }
                 16 => {
                     let b = d.bytes(&f)?;
                     g.metadata
-                        .push(d.nested(Seg::Index("metadata_props", i), |d| d.entry(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("metadata_props", i), d.entry(b, f.payload))?);
                 }
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok(g)
     }
 
     fn value_info(&mut self, buf: &[u8], base: usize, depth: usize) -> R<TypedName> {
         let mut v = TypedName::default();
         let mut n_meta = 0;
-        self.each(buf, base, &[1, 2, 3], |d, f| {
+        each!(self, buf, base, &[1, 2, 3], |d, f| {
             match f.number {
                 1 => v.name = d.string(&f)?,
                 2 => {
                     let b = d.bytes(&f)?;
-                    v.ty = Some(d.nested(Seg::Name("type"), |d| d.ty(b, f.payload, depth + 1))?);
+                    v.ty = Some(nested!(d, Seg::Name("type"), d.ty(b, f.payload, depth + 1))?);
                 }
                 3 => v.doc = d.string(&f)?,
                 4 => {
                     let b = d.bytes(&f)?;
                     v.metadata
-                        .push(d.nested(Seg::Index("metadata_props", n_meta), |d| d.entry(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("metadata_props", n_meta), d.entry(b, f.payload))?);
                     n_meta += 1;
                 }
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok(v)
     }
 
     fn node<'a>(&mut self, buf: &'a [u8], base: usize, depth: usize) -> R<Node<'a>> {
         let mut node = Node::default();
         let (mut n_attr, mut n_meta) = (0, 0);
-        self.each(buf, base, &[3, 4, 6, 7, 8], |d, f| {
+        each!(self, buf, base, &[3, 4, 6, 7, 8], |d, f| {
             match f.number {
                 1 => node.inputs.push(d.string(&f)?),
                 2 => node.outputs.push(d.string(&f)?),
@@ -425,8 +430,11 @@ impl Decoder<'_> {
                 4 => node.op = d.string(&f)?,
                 5 => {
                     let b = d.bytes(&f)?;
-                    node.attributes
-                        .push(d.nested(Seg::Index("attribute", n_attr), |d| d.attribute(b, f.payload, depth))?);
+                    node.attributes.push(nested!(
+                        d,
+                        Seg::Index("attribute", n_attr),
+                        d.attribute(b, f.payload, depth)
+                    )?);
                     n_attr += 1;
                 }
                 6 => node.doc = d.string(&f)?,
@@ -435,7 +443,7 @@ impl Decoder<'_> {
                 9 => {
                     let b = d.bytes(&f)?;
                     node.metadata
-                        .push(d.nested(Seg::Index("metadata_props", n_meta), |d| d.entry(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("metadata_props", n_meta), d.entry(b, f.payload))?);
                     n_meta += 1;
                 }
                 10 => {
@@ -448,7 +456,7 @@ impl Decoder<'_> {
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok(node)
     }
 
@@ -460,7 +468,7 @@ impl Decoder<'_> {
         let (mut strings, mut tensors, mut graphs, mut sparses, mut types) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut present = [false; 24];
-        self.each(buf, base, &[1, 2, 3, 4, 5, 6, 13, 14, 20, 21, 22], |d, f| {
+        each!(self, buf, base, &[1, 2, 3, 4, 5, 6, 13, 14, 20, 21, 22], |d, f| {
             if let Some(p) = present.get_mut(f.number as usize) {
                 *p = true;
             }
@@ -474,11 +482,11 @@ impl Decoder<'_> {
                 4 => s_ = Some(d.bytes(&f)?.to_vec()),
                 5 => {
                     let b = d.bytes(&f)?;
-                    t_ = Some(d.nested(Seg::Name("t"), |d| d.tensor(b, f.payload))?);
+                    t_ = Some(nested!(d, Seg::Name("t"), d.tensor(b, f.payload))?);
                 }
                 6 => {
                     let b = d.bytes(&f)?;
-                    g_ = Some(d.nested(Seg::Name("g"), |d| d.graph(b, f.payload, depth + 1))?);
+                    g_ = Some(nested!(d, Seg::Name("g"), d.graph(b, f.payload, depth + 1))?);
                 }
                 7 => {
                     let mut v = Vec::new();
@@ -494,38 +502,38 @@ impl Decoder<'_> {
                 10 => {
                     let b = d.bytes(&f)?;
                     let i = tensors.len();
-                    tensors.push(d.nested(Seg::Index("tensors", i), |d| d.tensor(b, f.payload))?);
+                    tensors.push(nested!(d, Seg::Index("tensors", i), d.tensor(b, f.payload))?);
                 }
                 11 => {
                     let b = d.bytes(&f)?;
                     let i = graphs.len();
-                    graphs.push(d.nested(Seg::Index("graphs", i), |d| d.graph(b, f.payload, depth + 1))?);
+                    graphs.push(nested!(d, Seg::Index("graphs", i), d.graph(b, f.payload, depth + 1))?);
                 }
                 13 => a.doc = d.string(&f)?,
                 14 => {
                     let b = d.bytes(&f)?;
-                    tp_ = Some(d.nested(Seg::Name("tp"), |d| d.ty(b, f.payload, depth + 1))?);
+                    tp_ = Some(nested!(d, Seg::Name("tp"), d.ty(b, f.payload, depth + 1))?);
                 }
                 15 => {
                     let b = d.bytes(&f)?;
                     let i = types.len();
-                    types.push(d.nested(Seg::Index("type_protos", i), |d| d.ty(b, f.payload, depth + 1))?);
+                    types.push(nested!(d, Seg::Index("type_protos", i), d.ty(b, f.payload, depth + 1))?);
                 }
                 20 => ty = d.int64(&f)?,
                 21 => a.ref_name = d.string(&f)?,
                 22 => {
                     let b = d.bytes(&f)?;
-                    sp_ = Some(d.nested(Seg::Name("sparse_tensor"), |d| d.sparse(b, f.payload))?);
+                    sp_ = Some(nested!(d, Seg::Name("sparse_tensor"), d.sparse(b, f.payload))?);
                 }
                 23 => {
                     let b = d.bytes(&f)?;
                     let i = sparses.len();
-                    sparses.push(d.nested(Seg::Index("sparse_tensors", i), |d| d.sparse(b, f.payload))?);
+                    sparses.push(nested!(d, Seg::Index("sparse_tensors", i), d.sparse(b, f.payload))?);
                 }
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         let code = u8::try_from(ty)
             .ok()
             .filter(|&c| c <= 14)
@@ -582,7 +590,7 @@ impl Decoder<'_> {
         let mut typed_at = None;
         let mut external: Vec<StringEntry> = Vec::new();
         let mut is_external = false;
-        self.each(buf, base, &[2, 8, 9, 12, 14], |d, f| {
+        each!(self, buf, base, &[2, 8, 9, 12, 14], |d, f| {
             match f.number {
                 1 => d.push_varints(&f, &mut dims)?,
                 2 => dtype = i64::from(d.int32(&f)?),
@@ -599,7 +607,7 @@ impl Decoder<'_> {
                 13 => {
                     let b = d.bytes(&f)?;
                     let i = external.len();
-                    external.push(d.nested(Seg::Index("external_data", i), |d| d.entry(b, f.payload))?);
+                    external.push(nested!(d, Seg::Index("external_data", i), d.entry(b, f.payload))?);
                 }
                 14 => match d.int32(&f)? {
                     0 => {}
@@ -610,7 +618,7 @@ impl Decoder<'_> {
                     let b = d.bytes(&f)?;
                     let i = t.metadata.len();
                     t.metadata
-                        .push(d.nested(Seg::Index("metadata_props", i), |d| d.entry(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("metadata_props", i), d.entry(b, f.payload))?);
                 }
                 _ => {}
             }
@@ -618,7 +626,7 @@ impl Decoder<'_> {
                 typed_at.get_or_insert(f.offset);
             }
             Ok(())
-        })?;
+        });
         for (i, &v) in dims.iter().enumerate() {
             let v = i64::try_from(v).unwrap_or(-1);
             let _ = i;
@@ -774,21 +782,21 @@ impl Decoder<'_> {
 
     fn sparse<'a>(&mut self, buf: &'a [u8], base: usize) -> R<SparseTensor<'a>> {
         let (mut values, mut indices, mut dims) = (None, None, Vec::new());
-        self.each(buf, base, &[1, 2], |d, f| {
+        each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
                 1 => {
                     let b = d.bytes(&f)?;
-                    values = Some(d.nested(Seg::Name("values"), |d| d.tensor(b, f.payload))?);
+                    values = Some(nested!(d, Seg::Name("values"), d.tensor(b, f.payload))?);
                 }
                 2 => {
                     let b = d.bytes(&f)?;
-                    indices = Some(d.nested(Seg::Name("indices"), |d| d.tensor(b, f.payload))?);
+                    indices = Some(nested!(d, Seg::Name("indices"), d.tensor(b, f.payload))?);
                 }
                 3 => d.push_varints(&f, &mut dims)?,
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         let values = values.ok_or_else(|| self.error(ErrorKind::Malformed, base, "sparse values missing"))?;
         let indices = indices.ok_or_else(|| self.error(ErrorKind::Malformed, base, "sparse indices missing"))?;
         if indices.dtype != 7 {
@@ -805,7 +813,7 @@ impl Decoder<'_> {
         self.enter(depth, base)?;
         let mut kind = None;
         let mut denotation = String::new();
-        self.each(buf, base, &[1, 4, 5, 6, 8, 9], |d, f| {
+        each!(self, buf, base, &[1, 4, 5, 6, 8, 9], |d, f| {
             let k = match f.number {
                 1 | 8 => {
                     let b = d.bytes(&f)?;
@@ -823,7 +831,7 @@ impl Decoder<'_> {
                     } else {
                         "optional_type"
                     };
-                    let elem = d.nested(Seg::Name(name), |d| d.single_elem(b, f.payload, depth))?;
+                    let elem = nested!(d, Seg::Name(name), d.single_elem(b, f.payload, depth))?;
                     Some(if f.number == 4 {
                         TypeKind::Sequence(Box::new(elem))
                     } else {
@@ -832,7 +840,7 @@ impl Decoder<'_> {
                 }
                 5 => {
                     let b = d.bytes(&f)?;
-                    Some(d.nested(Seg::Name("map_type"), |d| d.map_type(b, f.payload, depth))?)
+                    Some(nested!(d, Seg::Name("map_type"), d.map_type(b, f.payload, depth))?)
                 }
                 6 => {
                     denotation = d.string(&f)?;
@@ -848,7 +856,7 @@ impl Decoder<'_> {
                 kind = Some(k);
             }
             Ok(())
-        })?;
+        });
         let kind = kind.ok_or_else(|| self.error(ErrorKind::Unsupported, base, "type without a kind"))?;
         Ok(Type { denotation, kind })
     }
@@ -863,24 +871,24 @@ impl Decoder<'_> {
 
     fn tensor_type(&mut self, buf: &[u8], base: usize) -> R<(u8, Option<Vec<Dim>>)> {
         let (mut elem, mut shape) = (0u8, None);
-        self.each(buf, base, &[1, 2], |d, f| {
+        each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
                 1 => elem = d.elem_code(&f)?,
                 2 => shape = Some(d.shape(d.bytes(&f)?, f.payload)?),
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok((elem, shape))
     }
 
     fn shape(&mut self, buf: &[u8], base: usize) -> R<Vec<Dim>> {
         let mut dims = Vec::new();
-        self.each(buf, base, &[], |d, f| {
+        each!(self, buf, base, &[], |d, f| {
             if f.number == 1 {
                 let b = d.bytes(&f)?;
                 let mut dim = Dim::default();
-                d.each(b, f.payload, &[1, 2, 3], |d, f| {
+                each!(d, b, f.payload, &[1, 2, 3], |d, f| {
                     match f.number {
                         1 | 2 if dim.value != DimValue::Unknown => {
                             return Err(d.error(ErrorKind::Malformed, f.offset, "dimension with both value and param"));
@@ -891,35 +899,35 @@ impl Decoder<'_> {
                         _ => {}
                     }
                     Ok(())
-                })?;
+                });
                 dims.push(dim);
             }
             Ok(())
-        })?;
+        });
         Ok(dims)
     }
 
     fn single_elem(&mut self, buf: &[u8], base: usize, depth: usize) -> R<Type> {
         let mut elem = None;
-        self.each(buf, base, &[1], |d, f| {
+        each!(self, buf, base, &[1], |d, f| {
             if f.number == 1 {
                 elem = Some(d.ty(d.bytes(&f)?, f.payload, depth + 1)?);
             }
             Ok(())
-        })?;
+        });
         elem.ok_or_else(|| self.error(ErrorKind::Malformed, base, "element type missing"))
     }
 
     fn map_type(&mut self, buf: &[u8], base: usize, depth: usize) -> R<TypeKind> {
         let (mut key, mut value) = (0u8, None);
-        self.each(buf, base, &[1, 2], |d, f| {
+        each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
                 1 => key = d.elem_code(&f)?,
                 2 => value = Some(d.ty(d.bytes(&f)?, f.payload, depth + 1)?),
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         let value = value.ok_or_else(|| self.error(ErrorKind::Malformed, base, "map value type missing"))?;
         Ok(TypeKind::Map {
             key_type: key,
@@ -930,7 +938,7 @@ impl Decoder<'_> {
     fn function<'a>(&mut self, buf: &'a [u8], base: usize) -> R<Function<'a>> {
         let mut func = Function::default();
         let mut n = [0usize; 15];
-        self.each(buf, base, &[1, 8, 10, 13], |d, f| {
+        each!(self, buf, base, &[1, 8, 10, 13], |d, f| {
             let i = n.get(f.number as usize).copied().unwrap_or(0);
             if let Some(c) = n.get_mut(f.number as usize) {
                 *c += 1;
@@ -943,35 +951,38 @@ impl Decoder<'_> {
                 7 => {
                     let b = d.bytes(&f)?;
                     func.nodes
-                        .push(d.nested(Seg::Index("node", i), |d| d.node(b, f.payload, 1))?);
+                        .push(nested!(d, Seg::Index("node", i), d.node(b, f.payload, 1))?);
                 }
                 8 => func.doc = d.string(&f)?,
                 9 => {
                     let b = d.bytes(&f)?;
                     func.opsets
-                        .push(d.nested(Seg::Index("opset_import", i), |d| d.opset(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("opset_import", i), d.opset(b, f.payload))?);
                 }
                 10 => func.domain = d.string(&f)?,
                 11 => {
                     let b = d.bytes(&f)?;
-                    func.attribute_defaults
-                        .push(d.nested(Seg::Index("attribute_proto", i), |d| d.attribute(b, f.payload, 1))?);
+                    func.attribute_defaults.push(nested!(
+                        d,
+                        Seg::Index("attribute_proto", i),
+                        d.attribute(b, f.payload, 1)
+                    )?);
                 }
                 12 => {
                     let b = d.bytes(&f)?;
                     func.value_info
-                        .push(d.nested(Seg::Index("value_info", i), |d| d.value_info(b, f.payload, 1))?);
+                        .push(nested!(d, Seg::Index("value_info", i), d.value_info(b, f.payload, 1))?);
                 }
                 13 => func.overload = d.string(&f)?,
                 14 => {
                     let b = d.bytes(&f)?;
                     func.metadata
-                        .push(d.nested(Seg::Index("metadata_props", i), |d| d.entry(b, f.payload))?);
+                        .push(nested!(d, Seg::Index("metadata_props", i), d.entry(b, f.payload))?);
                 }
                 _ => {}
             }
             Ok(())
-        })?;
+        });
         Ok(func)
     }
 }
