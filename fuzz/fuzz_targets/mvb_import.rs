@@ -68,7 +68,11 @@ impl ImportSink for Seen {
         Ok(())
     }
     fn data(&mut self, chunk: &[u8]) -> Result<(), Self::Error> {
-        self.files.last_mut().expect("data after begin").2.extend_from_slice(chunk);
+        self.files
+            .last_mut()
+            .expect("data after begin")
+            .2
+            .extend_from_slice(chunk);
         Ok(())
     }
     fn end(&mut self) -> Result<(), Self::Error> {
@@ -93,7 +97,9 @@ fn run(data: &[u8], piece: usize) -> (Result<Imported, MvbError>, Seen) {
 
 fuzz_target!(|input: Input| {
     let data = if input.from_valid {
-        let Some(mut v) = valid_bundle(&input.files) else { return };
+        let Some(mut v) = valid_bundle(&input.files) else {
+            return;
+        };
         for (at, x) in input.edits.iter().take(16) {
             let len = v.len();
             if len > 0 {
@@ -123,7 +129,11 @@ fuzz_target!(|input: Input| {
                 assert_eq!((&rec.path, rec.size, rec.sha256), (path, *size, sha256(bytes)));
             }
             for f in &ok.manifest.files {
-                let rec = ok.files.iter().find(|r| r.path == f.path).expect("inventory file present");
+                let rec = ok
+                    .files
+                    .iter()
+                    .find(|r| r.path == f.path)
+                    .expect("inventory file present");
                 assert_eq!((rec.size, hex(&rec.sha256)), (f.size, f.sha256.clone()));
             }
             assert_eq!(ok.bundle_hash, ok.marker.bundle_hash.value);

@@ -701,6 +701,8 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     rewrite(&staged.join("VERIFICATION.md"), md.as_bytes())?;
     refuse_existing(&dest)?;
     fs::rename(&staged, &dest)?;
+    // The rename is durable once the vault folder's entry is on disk.
+    File::open(vault).and_then(|d| d.sync_all())?;
     drop(staging);
     Ok(ImportReport { dest, imported })
 }
