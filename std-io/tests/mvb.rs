@@ -16,7 +16,7 @@ const DATE: &str = "2025-06-01T12:00:00Z";
 fn scratch(tag: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
-    let p = std::env::temp_dir().join(format!("mvb-test-{}-{tag}-{n}", std::process::id()));
+    let p = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mvb-test-{}-{tag}-{n}", std::process::id()));
     let _ = fs::remove_dir_all(&p);
     fs::create_dir_all(&p).unwrap();
     p
