@@ -507,6 +507,17 @@ fn total_size_limit() {
 }
 
 #[test]
+fn path_total_limit() {
+    let limits = MvbLimits {
+        max_path_total_bytes: 2 * (ID.len() as u64 + 2) - 1,
+        ..MvbLimits::DEFAULT
+    };
+    let e = check_mvb(&raw(&[("a", b"x"), ("b", b"y")]), limits, KEY).unwrap_err();
+    assert_eq!((e.kind, e.location.offset), (MvbKind::LimitExceeded, Some(2048)));
+    assert_eq!(e.message, "entry paths exceed max_path_total_bytes");
+}
+
+#[test]
 fn manifest_size_limit_from_header() {
     let limits = MvbLimits {
         max_manifest_bytes: 10,

@@ -260,6 +260,43 @@ fn verifier_fails_on_flipped_byte_and_reports_usage() {
     assert_eq!(py.status.code(), Some(2));
 }
 
+#[test]
+fn verifier_reports_missing_and_extra_in_a_folder() {
+    let s = scratch("pyfolder");
+    let bundle = make_bundle(&s);
+    fs::remove_file(bundle.join("model/config.json")).unwrap();
+    fs::write(bundle.join("model/stray.bin"), "x").unwrap();
+    let verifier = s.join("darsay-verify.py");
+    fs::write(&verifier, VERIFIER).unwrap();
+    let before: Vec<_> = walk_names(&bundle);
+    let py = Command::new("python3").arg(&verifier).arg(&bundle).output().unwrap();
+    assert_eq!(py.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&py.stdout);
+    assert!(out.contains("MISSING   model/config.json"), "{out}");
+    assert!(out.contains("EXTRA     model/stray.bin"), "{out}");
+    assert!(out.contains("BUNDLE-HASH mismatch"), "{out}");
+    assert!(out.ends_with("FAIL\n"), "{out}");
+    assert_eq!(walk_names(&bundle), before, "the verifier writes nothing");
+}
+
+fn walk_names(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(d).unwrap() {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path(), m.len()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 fn find(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).position(|w| w == needle).unwrap()
 }

@@ -120,6 +120,7 @@ pub struct ImportValidator {
     files: Vec<FileRecord>,
     entries: u64,
     total: u64,
+    path_bytes: u64,
     failed: Option<MvbError>,
 }
 
@@ -166,6 +167,7 @@ impl ImportValidator {
             files: Vec::new(),
             entries: 0,
             total: 0,
+            path_bytes: 0,
             failed: None,
         }
     }
@@ -266,6 +268,16 @@ impl ImportValidator {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
             return Err(reject(MvbKind::LimitExceeded, "more entries than max_entries", at));
+        }
+        self.path_bytes = self
+            .path_bytes
+            .saturating_add(u64::try_from(e.path.len()).unwrap_or(u64::MAX));
+        if self.path_bytes > self.limits.max_path_total_bytes {
+            return Err(reject(
+                MvbKind::LimitExceeded,
+                "entry paths exceed max_path_total_bytes",
+                at.clone(),
+            ));
         }
         match e.kind {
             EntryKind::Regular => {}

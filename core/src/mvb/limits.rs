@@ -13,6 +13,10 @@ pub struct MvbLimits {
     pub max_entry_bytes: u64,
     /// Largest sum of entry sizes (default 4 TiB).
     pub max_total_bytes: u64,
+    /// Largest sum of the entries' path lengths (default 64 MiB): the per-file records and
+    /// the duplicate table are the only state that grows with the archive, and this bounds
+    /// them together with `max_entries`.
+    pub max_path_total_bytes: u64,
 }
 
 impl MvbLimits {
@@ -23,6 +27,7 @@ impl MvbLimits {
         max_entries: 1_000_000,
         max_entry_bytes: 1 << 40,
         max_total_bytes: 1 << 42,
+        max_path_total_bytes: 64 * 1024 * 1024,
     };
 }
 
