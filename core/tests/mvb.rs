@@ -229,6 +229,21 @@ fn sink_failure_stops_feeding() {
 }
 
 #[test]
+fn marker_is_canonical_and_names_only_the_tool_family() {
+    let m = marker_for(&manifest_text());
+    let text = String::from_utf8(m.to_bytes()).unwrap();
+    let expected = format!(
+        "{{\"mvb_format_version\":\"1.2\",\"bundle_id\":\"{ID}\",\"artifact_type\":\"model\",\"schema_version\":\"1.6.0\",\
+         \"bundle_hash\":{{\"algorithm\":\"sha256-of-sorted-sha256-lines\",\"value\":\"{}\",\"covers\":\"{}\"}},\
+         \"payload_file_count\":3,\"payload_size_bytes\":3019,\"written_by\":{{\"tool\":\"darsay\"}}}}\n",
+        m.bundle_hash.value,
+        covers("model")
+    );
+    assert_eq!(text, expected);
+    assert_eq!(Marker::parse(text.as_bytes(), 64 * 1024, KEY).unwrap(), m);
+}
+
+#[test]
 fn export_headers_are_normalized() {
     let tar = valid();
     let h = &tar[..BLOCK];

@@ -344,6 +344,25 @@ fn import_registers_the_bundle_with_provenance() {
 }
 
 #[test]
+fn imported_bundle_exports_again_with_the_same_bundle_hash() {
+    let s = scratch("roundtrip");
+    let bundle = make_bundle(&s);
+    let (out, out2, vault, vault2) = (s.join("out"), s.join("out2"), s.join("vault"), s.join("vault2"));
+    for d in [&out, &out2, &vault, &vault2] {
+        fs::create_dir_all(d).unwrap();
+    }
+    let first = import(&export_to(&bundle, &out), &vault, &mut quiet()).unwrap();
+    let again = export(&vault.join(ID), &out2, &mut quiet()).unwrap();
+    let second = import(&again.path, &vault2, &mut quiet()).unwrap();
+    assert_eq!(first.imported.bundle_hash, second.imported.bundle_hash);
+    for (p, d) in payload() {
+        assert_eq!(fs::read(vault2.join(ID).join(&p)).unwrap(), d, "{p}");
+    }
+    // The on-disk darsay-verify.py left by the import is replaced by the canonical copy.
+    assert_eq!(fs::read(vault2.join(ID).join("darsay-verify.py")).unwrap(), VERIFIER);
+}
+
+#[test]
 fn one_flipped_byte_in_any_payload_file_is_refused_and_vault_unchanged() {
     let s = scratch("flip");
     let bundle = make_bundle(&s);
