@@ -718,6 +718,29 @@ fn flipped_payload_byte_is_integrity_mismatch() {
 }
 
 #[test]
+fn every_flip_in_headers_payload_and_end_is_rejected() {
+    use modelgate_core::tar::{TarLimits, entries};
+    let tar = valid();
+    let mut offsets = Vec::new();
+    for item in entries(&tar, TarLimits::DEFAULT) {
+        let (e, _) = item.unwrap();
+        offsets.extend(e.header_offset..e.data_offset);
+        let path = String::from_utf8(e.path.clone()).unwrap();
+        if path.contains("/model/") {
+            offsets.extend(e.data_offset..e.data_offset + e.size);
+        }
+    }
+    offsets.extend(tar.len() as u64 - 1024..tar.len() as u64);
+    assert!(offsets.len() > 6000);
+    let mut bad = tar.clone();
+    for at in offsets {
+        bad[at as usize] ^= 0x01;
+        assert!(check(&bad).is_err(), "flip at {at} accepted");
+        bad[at as usize] ^= 0x01;
+    }
+}
+
+#[test]
 fn extra_payload_file() {
     let mut files = payload();
     files.push(("model/zz-extra.bin".into(), b"x".to_vec()));
