@@ -18,11 +18,15 @@ error. Python 3 standard library only. It writes nothing but its report on stdou
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 import tarfile
 
 ALGORITHM = "sha256-of-sorted-sha256-lines"
+DECIMAL = r"(0|[1-9][0-9]*)"
+FORMAT_VERSION = re.compile(rf"{DECIMAL}\.{DECIMAL}")
+SCHEMA_VERSION = re.compile(rf"{DECIMAL}\.{DECIMAL}\.{DECIMAL}")
 CHUNK = 1 << 20
 
 
@@ -54,11 +58,32 @@ def field(obj, *names):
     return cur
 
 
+def check_schema_version(version, what):
+    if not isinstance(version, str) or not SCHEMA_VERSION.fullmatch(version):
+        raise FormatError(f"{what}: schema_version is not MAJOR.MINOR.PATCH")
+    if version.split(".")[0] != "1":
+        raise FormatError(f"{what}: unsupported schema_version {version!r}")
+
+
+def check_marker(marker):
+    if not isinstance(marker, dict):
+        raise FormatError(".mvb.json: not a JSON object")
+    version = marker.get("mvb_format_version")
+    if not isinstance(version, str) or not FORMAT_VERSION.fullmatch(version):
+        raise FormatError(".mvb.json: mvb_format_version is not MAJOR.MINOR")
+    if version.split(".")[0] != "1":
+        raise FormatError(f"unsupported mvb_format_version {version!r}")
+    check_schema_version(marker.get("schema_version"), ".mvb.json")
+    bh = marker.get("bundle_hash")
+    if not isinstance(bh, dict) or bh.get("algorithm") != ALGORITHM:
+        raise FormatError(".mvb.json: unknown bundle_hash algorithm")
+
+
 def read_manifest(data):
     m = strict_json(data, "manifest.json")
-    version = field(m, "schema_version")
-    if not isinstance(version, str) or version.split(".")[0] != "1":
-        raise FormatError(f"manifest.json: unsupported schema_version {version!r}")
+    check_schema_version(field(m, "schema_version"), "manifest.json")
+    if field(m, "kind") != "darsay.bundle":
+        raise FormatError("manifest.json: kind is not darsay.bundle")
     root = field(m, "inventory", "layout", "payload_root")
     if not isinstance(root, str) or not root.strip("/") or "/" in root.rstrip("/"):
         raise FormatError("manifest.json: bad inventory.layout.payload_root")
@@ -152,16 +177,15 @@ def verify_tar(path, report):
                     raise FormatError("the first entry is not the .mvb.json marker")
                 bundle_id = name[: -len("/.mvb.json")]
                 marker = strict_json(tar.extractfile(member).read(), ".mvb.json")
-                version = str(marker.get("mvb_format_version", ""))
-                if version.split(".")[0] != "1":
-                    raise FormatError(f"unsupported mvb_format_version {version!r}")
+                check_marker(marker)
                 continue
             if not member.isreg():
                 raise FormatError(f"{name}: not a regular file")
             if not name.startswith(bundle_id + "/"):
                 raise FormatError(f"{name}: outside the bundle folder")
             rel = name[len(bundle_id) + 1 :]
-            if rel.startswith("/") or ".." in rel.split("/") or (last is not None and rel <= last):
+            bad = rel.startswith("/") or ".." in rel.split("/") or rel == ".mvb.json"
+            if bad or (last is not None and rel <= last):
                 raise FormatError(f"{name}: bad, duplicate or unsorted path")
             last = rel
             f = tar.extractfile(member)
@@ -177,7 +201,14 @@ def verify_tar(path, report):
     payload = {p: v for p, v in found.items() if p.startswith(root + "/")}
     ok = compare(root, inventory, expected, payload, report)
     mh = marker.get("bundle_hash") if isinstance(marker, dict) else None
-    if not isinstance(mh, dict) or mh.get("value") != expected or marker.get("bundle_id") != m.get("bundle_id"):
+    agrees = (
+        isinstance(mh, dict)
+        and mh.get("value") == expected
+        and marker.get("bundle_id") == m.get("bundle_id") == bundle_id
+        and marker.get("payload_file_count") == len(inventory)
+        and marker.get("payload_size_bytes") == sum(size for size, _ in inventory.values())
+    )
+    if not agrees:
         report("MARKER disagrees with manifest.json")
         ok = False
     return ok

@@ -312,6 +312,23 @@ fn marker_container_major_unsupported() {
 }
 
 #[test]
+fn incompatible_marker_refused_before_anything_reaches_the_sink() {
+    let t = marker_text_with(r#""1.2""#, r#""2.0""#);
+    let mut tar = Vec::new();
+    append_entry(&mut tar, ID, ".mvb.json", t.as_bytes(), MTIME).unwrap();
+    let m = manifest_text();
+    append_entry(&mut tar, ID, MANIFEST, m.as_bytes(), MTIME).unwrap();
+    let mut sink = Collect::default();
+    let mut v = ImportValidator::new(MvbLimits::DEFAULT, KEY);
+    let r = v.feed(&tar, &mut sink);
+    assert!(
+        matches!(r, Err(Failure::Rejected(ref e)) if e.kind == MvbKind::UnsupportedVersion),
+        "{r:?}"
+    );
+    assert!(sink.files.is_empty(), "nothing unpacked");
+}
+
+#[test]
 fn marker_container_version_malformed() {
     let e = err(&with_marker_text(&marker_text_with(r#""1.2""#, r#""1.02""#)));
     assert_eq!(e.kind, MvbKind::InvalidManifest);

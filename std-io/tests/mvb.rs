@@ -451,3 +451,32 @@ fn staging_count() -> usize {
         .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(&pid))
         .count()
 }
+
+#[test]
+fn verifier_agrees_with_the_corpus_on_integrity_traversal_and_versions() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../hostile-corpus/mvb");
+    let s = scratch("pycorpus");
+    let verifier = s.join("darsay-verify.py");
+    fs::write(&verifier, VERIFIER).unwrap();
+    let mut checked = 0;
+    for e in fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let want = match name.split('-').next().unwrap() {
+            "valid" => 0,
+            "IntegrityMismatch" => 1,
+            "PathTraversal" | "UnsupportedVersion" => 2,
+            _ => continue,
+        };
+        let got = Command::new("python3")
+            .arg(&verifier)
+            .arg(&path)
+            .output()
+            .unwrap()
+            .status
+            .code();
+        assert_eq!(got, Some(want), "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked}");
+}
