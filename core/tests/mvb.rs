@@ -1,6 +1,8 @@
 //! Tests of mvb import validation (`spec/mvb.md` §1 to §4). Each rule has a test named for
 //! it asserting the exact kind and location (member, JSON path, tar offset).
 
+mod common;
+
 use modelgate_core::Location;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::{
@@ -166,6 +168,43 @@ fn feeding_in_pieces_gives_the_same_outcome() {
         v.feed(chunk, &mut Discard).unwrap();
     }
     assert_eq!(v.finish().unwrap_err(), whole);
+}
+
+#[test]
+fn random_mutations_agree_in_pieces_and_never_panic() {
+    let tar = valid();
+    let noise = common::pseudorandom(3 * 600, 0x6d76_6221);
+    for (i, r) in noise.chunks(3).enumerate() {
+        let mut bad = tar.clone();
+        let at = (usize::from(r[0]) << 8 | usize::from(r[1])) * 7 % bad.len();
+        bad[at] ^= r[2] | 1;
+        if i % 5 == 0 {
+            bad.truncate(at + 1);
+        }
+        let whole = check(&bad);
+        let mut v = ImportValidator::new(MvbLimits::DEFAULT, KEY);
+        let piece = 1 + usize::from(r[2]) * 3;
+        let mut fed = Ok(());
+        for chunk in bad.chunks(piece) {
+            fed = v.feed(chunk, &mut Discard);
+            if fed.is_err() {
+                break;
+            }
+        }
+        let pieced = match fed {
+            Ok(()) => v.finish(),
+            Err(Failure::Rejected(e)) => Err(e),
+            Err(Failure::Sink(never)) => match never {},
+        };
+        match (&whole, &pieced) {
+            (Ok(a), Ok(b)) => assert_eq!(a.tar_sha256, b.tar_sha256),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "mutation {i} at {at}");
+                assert!(!a.location.is_none(), "{a}");
+            }
+            _ => panic!("mutation {i} at {at}: pieces change acceptance"),
+        }
+    }
 }
 
 #[derive(Default)]
