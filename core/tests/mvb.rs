@@ -811,14 +811,11 @@ fn extra_payload_file() {
 fn missing_payload_file() {
     let mut files = payload();
     files.remove(1);
-    let e = err(&bundle_with(&manifest_text(), &files));
-    assert_eq!(
-        (e.kind, e.location),
-        (
-            MvbKind::IntegrityMismatch,
-            json_at(MANIFEST, "manifest.inventory.files[1]")
-        )
-    );
+    let m = manifest_text();
+    let e = err(&bundle_with(&m, &files));
+    let mut want = json_at(MANIFEST, "manifest.inventory.files[1]");
+    want.offset = m.find(r#"{"path":"model/model.safetensors""#).map(|o| o as u64);
+    assert_eq!((e.kind, e.location), (MvbKind::IntegrityMismatch, want));
 }
 
 #[test]
@@ -835,13 +832,9 @@ fn payload_size_mismatch() {
 fn bundle_hash_mismatch() {
     let m = manifest_for("model", &payload(), Some(&"0".repeat(64)));
     let e = err(&bundle_with(&m, &payload()));
-    assert_eq!(
-        (e.kind, e.location),
-        (
-            MvbKind::IntegrityMismatch,
-            json_at(MANIFEST, "manifest.inventory.bundle_hash.value")
-        )
-    );
+    let mut want = json_at(MANIFEST, "manifest.inventory.bundle_hash.value");
+    want.offset = m.find(&"0".repeat(64)).map(|o| o as u64 - 1);
+    assert_eq!((e.kind, e.location), (MvbKind::IntegrityMismatch, want));
 }
 
 #[test]

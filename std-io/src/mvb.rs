@@ -169,14 +169,14 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, MvbIoError> {
     Ok(Manifest::parse(&bytes, &limits, crate::hash_key())?)
 }
 
-fn missing(i: usize) -> MvbIoError {
+fn missing(manifest: &Manifest, i: usize) -> MvbIoError {
     MvbIoError::Rejected(MvbError::new(
         MvbKind::IntegrityMismatch,
         "missing payload file listed in the inventory",
         Location {
             member: Some(MANIFEST.into()),
             path: Some(format!("manifest.inventory.files[{i}]")),
-            offset: None,
+            offset: manifest.value_offset(&["inventory", "files"], Some(i)),
         },
     ))
 }
@@ -192,7 +192,7 @@ fn inventory_matches_walk(manifest: &Manifest, files: &[BundleFile]) -> Result<(
         if let Some((i, e)) = inv.peek()
             && e.path.as_bytes() < f.path.as_bytes()
         {
-            return Err(missing(*i));
+            return Err(missing(manifest, *i));
         }
         match inv.next() {
             Some((_, e)) if e.path == f.path => {
@@ -214,7 +214,7 @@ fn inventory_matches_walk(manifest: &Manifest, files: &[BundleFile]) -> Result<(
         }
     }
     if let Some((i, _)) = inv.next() {
-        return Err(missing(*i));
+        return Err(missing(manifest, *i));
     }
     if manifest.inventory_hash() != manifest.bundle_hash.value {
         return Err(MvbIoError::Rejected(MvbError::new(
@@ -223,7 +223,7 @@ fn inventory_matches_walk(manifest: &Manifest, files: &[BundleFile]) -> Result<(
             Location {
                 member: Some(MANIFEST.into()),
                 path: Some("manifest.inventory.bundle_hash.value".into()),
-                offset: None,
+                offset: manifest.value_offset(&["inventory", "bundle_hash", "value"], None),
             },
         )));
     }
@@ -898,15 +898,10 @@ pub fn verify_folder(dir: &Path, progress: Progress<'_>) -> Result<FolderReport,
     }
     for (path, (i, _)) in &listed {
         if !found.contains_key(path) {
-            problems.push(MvbError::new(
-                MvbKind::IntegrityMismatch,
-                "missing payload file listed in the inventory",
-                Location {
-                    member: Some(MANIFEST.into()),
-                    path: Some(format!("manifest.inventory.files[{i}]")),
-                    offset: None,
-                },
-            ));
+            let MvbIoError::Rejected(e) = missing(&manifest, *i) else {
+                continue;
+            };
+            problems.push(e);
         }
     }
     let bundle_hash = modelgate_core::mvb::bundle_hash(found.iter().map(|(p, h)| (*p, h.as_str())));
@@ -917,7 +912,7 @@ pub fn verify_folder(dir: &Path, progress: Progress<'_>) -> Result<FolderReport,
             Location {
                 member: Some(MANIFEST.into()),
                 path: Some("manifest.inventory.bundle_hash.value".into()),
-                offset: None,
+                offset: manifest.value_offset(&["inventory", "bundle_hash", "value"], None),
             },
         ));
     }

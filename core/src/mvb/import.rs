@@ -128,12 +128,12 @@ fn at_entry(e: &Entry) -> Location {
     Location::at(e.header_offset).in_member(&lossy_name(&e.path))
 }
 
-/// A location naming a member and a JSON path (no byte offset: the value is a whole fact).
-fn json_loc(member: &str, path: String) -> Location {
+/// A location naming a member, a JSON path and, when known, the value's offset in it.
+fn json_loc(member: &str, path: String, offset: Option<u64>) -> Location {
     Location {
         member: Some(String::from(member)),
         path: Some(path),
-        offset: None,
+        offset,
     }
 }
 
@@ -416,7 +416,8 @@ impl ImportValidator {
         };
         let hash = inventory_agreement(&manifest, &self.files)?;
         if hash != manifest.bundle_hash.value {
-            let loc = json_loc(MANIFEST, String::from("manifest.inventory.bundle_hash.value"));
+            let offset = manifest.value_offset(&["inventory", "bundle_hash", "value"], None);
+            let loc = json_loc(MANIFEST, String::from("manifest.inventory.bundle_hash.value"), offset);
             return Err(reject(
                 MvbKind::IntegrityMismatch,
                 "bundle hash does not match the payload",
@@ -465,7 +466,7 @@ fn agree(marker: &Marker, manifest: &Manifest) -> Result<(), MvbError> {
     match checks.iter().find(|(ok, _)| !ok) {
         None => Ok(()),
         Some((_, path)) => {
-            let loc = json_loc(MARKER, String::from(*path));
+            let loc = json_loc(MARKER, String::from(*path), None);
             Err(reject(
                 MvbKind::IntegrityMismatch,
                 "marker disagrees with manifest.json",
@@ -502,7 +503,8 @@ fn inventory_agreement(manifest: &Manifest, files: &[FileRecord]) -> Result<Stri
             }
             (Ordering::Greater, _, Some((idx, _))) => {
                 let path = alloc::format!("manifest.inventory.files[{idx}]");
-                let loc = json_loc(MANIFEST, path);
+                let offset = manifest.value_offset(&["inventory", "files"], Some(*idx));
+                let loc = json_loc(MANIFEST, path, offset);
                 return Err(reject(
                     MvbKind::IntegrityMismatch,
                     "missing payload file listed in the inventory",

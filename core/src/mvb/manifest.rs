@@ -269,6 +269,22 @@ impl Manifest {
             .is_some_and(|r| r.starts_with('/'))
     }
 
+    /// Offset in `manifest.json` of the value at member path `names`, then array element
+    /// `index` (for locations, §9).
+    pub fn value_offset(&self, names: &[&str], index: Option<usize>) -> Option<u64> {
+        let mut v = &self.document;
+        for name in names {
+            v = v.get(name)?;
+        }
+        if let Some(i) = index {
+            match &v.node {
+                json::Node::Array(items) => v = items.get(i)?,
+                _ => return None,
+            }
+        }
+        u64::try_from(v.offset).ok()
+    }
+
     /// The bundle hash recomputed from the inventory's own lines (§1.4).
     pub fn inventory_hash(&self) -> String {
         super::hash::bundle_hash(self.files.iter().map(|f| (f.path.as_str(), f.sha256.as_str())))

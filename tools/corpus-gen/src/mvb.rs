@@ -684,8 +684,8 @@ mvb_cases! {
     payload_flipped_last_byte: payload_edit(0, |d| { let n = d.len() - 1; d[n] ^= 1 }) => Reject(IM, "payload SHA-256 differs from the inventory (member model/config.json, byte 4096)");
     payload_size_mismatch: payload_edit(2, |d| d.push(b' ')) => Reject(IM, "payload size differs from the inventory (member model/tokenizer.json, byte 7168)");
     extra_payload_file: extra_payload() => Reject(IM, "extra payload file not in the inventory (member model/unlisted.bin, byte 8192)");
-    missing_payload_file: missing_payload() => Reject(IM, "missing payload file listed in the inventory (member manifest.json, manifest.inventory.files[1])");
-    bundle_hash_mismatch: build_bundle_hash_mismatch() => Reject(IM, "bundle hash does not match the payload (member manifest.json, manifest.inventory.bundle_hash.value)");
+    missing_payload_file: missing_payload() => Reject(IM, "missing payload file listed in the inventory (member manifest.json, manifest.inventory.files[1], byte 289)");
+    bundle_hash_mismatch: build_bundle_hash_mismatch() => Reject(IM, "bundle hash does not match the payload (member manifest.json, manifest.inventory.bundle_hash.value, byte 598)");
 }
 
 #[cfg(test)]
