@@ -3,15 +3,14 @@
 //! root made next to the destination; on success the root is renamed into place, on any
 //! failure it is removed and nothing is left behind.
 
+use crate::temp::{self, TempDir, private_dir};
 use modelgate_core::mpk::{
     Class, Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, Sink, check_extension,
 };
 use modelgate_core::{Location, Rejection};
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::hash::{BuildHasher, RandomState};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes read from the package per step (§6.2): memory stays a few chunks.
 pub const CHUNK: usize = 64 * 1024;
@@ -125,14 +124,14 @@ impl Sink for Discard {
 pub fn extract(package: &Path, dest: &Path, limits: MpkLimits) -> Result<Package, ExtractError> {
     let file = open_package(package, &limits)?;
     refuse_existing(dest)?;
-    let root = TempRoot::create(dest)?;
+    let root = temp_root(dest)?;
     let mut sink = DirSink {
-        root: root.path.clone(),
+        root: root.path().to_path_buf(),
         file: None,
     };
     let package = run(file, limits, &mut sink)?;
     drop(sink);
-    root.publish(dest)?;
+    publish(root, dest)?;
     Ok(package)
 }
 
@@ -145,83 +144,20 @@ fn refuse_existing(dest: &Path) -> Result<(), ExtractError> {
     }
 }
 
-/// A private directory next to the destination, removed on drop unless published (§6.3).
-struct TempRoot {
-    path: PathBuf,
-    published: bool,
+/// A private directory next to the destination, removed on drop unless published (§6.3):
+/// `.<dest name>.<pid>.<n>.<random>.mpk-tmp`, mode 0700.
+fn temp_root(dest: &Path) -> io::Result<TempDir> {
+    let (dir, base) = temp::beside(dest)?;
+    TempDir::create(&dir, &base, "mpk-tmp")
 }
 
-impl TempRoot {
-    /// Creates `.<dest name>.<pid>.<n>.<random>.mpk-tmp` exclusively, mode 0700.
-    fn create(dest: &Path) -> io::Result<TempRoot> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let parent = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let base = dest
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?
-            .to_string_lossy()
-            .into_owned();
-        let random = RandomState::new().hash_one(std::process::id());
-        let mut last = io::Error::other("no temporary name");
-        for _ in 0..16 {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = parent.join(format!(".{base}.{}.{n}.{random:016x}.mpk-tmp", std::process::id()));
-            match private_dir().create(&path) {
-                Ok(()) => return Ok(TempRoot { path, published: false }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last)
-    }
-
-    /// §6.4: renames the root to `dest` (which was checked not to exist).
-    fn publish(mut self, dest: &Path) -> Result<(), ExtractError> {
-        refuse_existing(dest)?;
-        fs::rename(&self.path, dest)?;
-        self.published = true;
-        sync_parent(dest);
-        Ok(())
-    }
-}
-
-impl Drop for TempRoot {
-    fn drop(&mut self) {
-        if !self.published {
-            let _ = fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
-/// Makes the rename durable where the platform allows it (best effort: the extraction
-/// has already succeeded, so a failure here is not reported).
-fn sync_parent(dest: &Path) {
-    #[cfg(unix)]
-    if let Some(parent) = dest.parent() {
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        if let Ok(dir) = File::open(parent) {
-            let _ = dir.sync_all();
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = dest;
-}
-
-fn private_dir() -> DirBuilder {
-    let mut b = DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b
+/// §6.4: renames the root to `dest` (which was checked not to exist).
+fn publish(root: TempDir, dest: &Path) -> Result<(), ExtractError> {
+    refuse_existing(dest)?;
+    fs::rename(root.path(), dest)?;
+    root.keep();
+    temp::sync_parent(dest);
+    Ok(())
 }
 
 /// Writes accepted files under the temporary root (§6.3).

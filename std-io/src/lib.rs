@@ -11,6 +11,7 @@
 //! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (the only `unsafe` code).
 //! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
 //! - [`publish`]: atomic publication of output files.
+//! - [`temp`]: exclusively created temporary files and folders beside a destination.
 //! - [`onemodel`]: OneModel/ONNX loading, external data, conversions.
 //! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
 #![deny(unsafe_code)]
@@ -25,6 +26,7 @@ pub mod onemodel;
 pub mod publish;
 pub mod read;
 pub mod source;
+pub mod temp;
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;

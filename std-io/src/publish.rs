@@ -14,10 +14,8 @@
 //! 4. Every other error propagates. The temporary file is removed on every path.
 
 use std::fs::{self, File, OpenOptions};
-use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Publishes `bytes` at `dest` (§11.2). Without `overwrite`, an existing destination is
 /// `io::ErrorKind::AlreadyExists` and is left untouched.
@@ -103,31 +101,10 @@ where
 
 /// A new, exclusively created temporary file next to `dest`.
 fn create_temp(dest: &Path) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let base = dest
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?
-        .to_string_lossy()
-        .into_owned();
-    let random = RandomState::new().hash_one(std::process::id());
-    for _ in 0..16 {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let name = format!(".{base}.{}.{n}.{random:016x}.tmp", std::process::id());
-        let path = dir.join(name);
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(f) => return Ok((path, f)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        "no free temporary file name",
-    ))
+    let (dir, base) = crate::temp::beside(dest)?;
+    crate::temp::create_unique(&dir, &base, "tmp", |p| {
+        OpenOptions::new().write(true).create_new(true).open(p)
+    })
 }
 
 /// Why [`write_mlbundle`] failed.

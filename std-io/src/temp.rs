@@ -1,0 +1,142 @@
+//! Temporary files and folders beside a destination, created exclusively under names no
+//! other writer can predict: the one mechanism behind atomic publication (`publish`),
+//! MPK extraction roots (`extract`) and mvb import staging (`mvb`).
+
+use std::fs::{self, DirBuilder, File};
+use std::hash::{BuildHasher, RandomState};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The folder `dest` lives in (`.` for a bare name) and its file name.
+pub fn beside(dest: &Path) -> io::Result<(PathBuf, String)> {
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = dest
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    Ok((dir, name))
+}
+
+/// Calls `create` on fresh names `.<stem>.<pid>.<n>.<random>.<tag>` in `dir` until one
+/// does not already exist (at most 16 tries); `create` must fail with `AlreadyExists`
+/// rather than reuse an existing entry (`create_new`, `DirBuilder::create`).
+pub fn create_unique<T>(
+    dir: &Path,
+    stem: &str,
+    tag: &str,
+    mut create: impl FnMut(&Path) -> io::Result<T>,
+) -> io::Result<(PathBuf, T)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let random = RandomState::new().hash_one(std::process::id());
+    for _ in 0..16 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".{stem}.{}.{n}.{random:016x}.{tag}", std::process::id()));
+        match create(&path) {
+            Ok(made) => return Ok((path, made)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name"))
+}
+
+/// A builder for folders only their owner can enter (mode 0700 on Unix).
+pub fn private_dir() -> DirBuilder {
+    let mut b = DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b
+}
+
+/// A private folder removed with everything in it when dropped, unless [`TempDir::keep`]
+/// was called (after it was renamed into place).
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl TempDir {
+    /// Creates a fresh private folder in `dir` named after `stem` and `tag`.
+    pub fn create(dir: &Path, stem: &str, tag: &str) -> io::Result<TempDir> {
+        let (path, ()) = create_unique(dir, stem, tag, |p| private_dir().create(p))?;
+        Ok(TempDir { path, kept: false })
+    }
+
+    /// The folder's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Leaves the folder (or what it was renamed to) in place when dropped.
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Makes a rename or creation in `dest`'s folder durable where the platform allows it
+/// (best effort: callers have already succeeded, so a failure here is not reported).
+pub fn sync_parent(dest: &Path) {
+    #[cfg(unix)]
+    if let Ok((dir, _)) = beside(dest)
+        && let Ok(handle) = File::open(dir)
+    {
+        let _ = handle.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dest;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_dir_is_private_unique_and_removed_unless_kept() {
+        let base = std::env::temp_dir().join(format!("mg-temp-test-{}", std::process::id()));
+        fs::create_dir_all(&base).unwrap();
+        let a = TempDir::create(&base, "x", "tmp").unwrap();
+        let b = TempDir::create(&base, "x", "tmp").unwrap();
+        assert_ne!(a.path(), b.path());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(a.path()).unwrap().permissions().mode() & 0o777, 0o700);
+        }
+        let (a_path, b_path) = (a.path().to_path_buf(), b.path().to_path_buf());
+        drop(a);
+        b.keep();
+        assert!(!a_path.exists());
+        assert!(b_path.exists());
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn beside_handles_bare_names() {
+        assert_eq!(
+            beside(Path::new("out.tar")).unwrap(),
+            (PathBuf::from("."), "out.tar".to_string())
+        );
+        assert_eq!(
+            beside(Path::new("/a/b")).unwrap(),
+            (PathBuf::from("/a"), "b".to_string())
+        );
+        assert!(beside(Path::new("/")).is_err());
+    }
+}
