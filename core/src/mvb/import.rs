@@ -212,10 +212,9 @@ impl ImportValidator {
             return Ok(self.first_entry(e)?);
         }
         let path = self.file_rules(e)?;
-        let bundle_id = self.marker.as_ref().map(|m| m.bundle_id.as_str()).unwrap_or_default();
-        sink.begin(bundle_id, &path, e.size).map_err(Failure::Sink)?;
         let manifest = if path == MANIFEST {
             if e.size > self.limits.max_manifest_bytes {
+                // §4.4: from the header, before the sink sees the file.
                 let at = at_entry(e);
                 return Err(reject(MvbKind::LimitExceeded, "manifest.json exceeds max_manifest_bytes", at).into());
             }
@@ -223,6 +222,8 @@ impl ImportValidator {
         } else {
             None
         };
+        let bundle_id = self.marker.as_ref().map(|m| m.bundle_id.as_str()).unwrap_or_default();
+        sink.begin(bundle_id, &path, e.size).map_err(Failure::Sink)?;
         self.current = Some(Current::File {
             path,
             digest: ChunkDigest::with_sha256(),
