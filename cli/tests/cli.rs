@@ -1,39 +1,8 @@
 //! The command lines, run as a user runs them (CONVENTIONS.md "Command line").
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn modelgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_modelgate"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn corpus_check(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_corpus-check"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-/// A fresh folder under the target directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p.to_str().unwrap().to_string()
-}
+mod common;
+use common::*;
+use std::path::Path;
 
 #[test]
 fn check_prints_one_line_per_file_and_exits_1_on_rejection() {

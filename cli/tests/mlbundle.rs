@@ -1,32 +1,10 @@
 //! `modelgate mlbundle pack`, `check` and `inspect` on mlbundle files, run as a user runs
 //! them (`spec/mlbundle.md` §10–§12).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn modelgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_modelgate"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mlbundle_{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p.to_str().unwrap().to_string()
-}
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Output;
 
 const SCHEMA: &[u8] = br#"{"inputs":[{"name":"x","dtype":"float64"}]}"#;
 

@@ -1,35 +1,10 @@
 //! `modelgate mpk extract`, `check` and `inspect` on MPK packages, run as a user runs them
 //! (`spec/mpk.md` §7), on the committed hostile corpus.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn modelgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_modelgate"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn corpus(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../hostile-corpus/mpk")
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_string()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mpk-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn extract_valid_package() {
@@ -38,7 +13,7 @@ fn extract_valid_package() {
     let o = modelgate(&[
         "mpk",
         "extract",
-        &corpus("valid-minimal.tar.gz"),
+        &corpus("mpk", "valid-minimal.tar.gz"),
         dest.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -54,7 +29,7 @@ fn extract_rejected_package_exits_1_and_leaves_nothing() {
     let o = modelgate(&[
         "mpk",
         "extract",
-        &corpus("path_traversal-symlink.tar.gz"),
+        &corpus("mpk", "path_traversal-symlink.tar.gz"),
         dest.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1));
@@ -69,7 +44,12 @@ fn extract_rejected_package_exits_1_and_leaves_nothing() {
 #[test]
 fn extract_existing_destination_exits_2() {
     let d = scratch("exists");
-    let o = modelgate(&["mpk", "extract", &corpus("valid-minimal.tar.gz"), d.to_str().unwrap()]);
+    let o = modelgate(&[
+        "mpk",
+        "extract",
+        &corpus("mpk", "valid-minimal.tar.gz"),
+        d.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -79,7 +59,7 @@ fn extract_wrong_extension_rejected() {
     let o = modelgate(&[
         "mpk",
         "extract",
-        &corpus("invalid_archive-extension-tgz.tgz"),
+        &corpus("mpk", "invalid_archive-extension-tgz.tgz"),
         d.join("o").to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1));
@@ -88,14 +68,18 @@ fn extract_wrong_extension_rejected() {
 
 #[test]
 fn check_detects_mpk_before_gzip() {
-    let o = modelgate(&["check", &corpus("valid-minimal.tar.gz")]);
+    let o = modelgate(&["check", &corpus("mpk", "valid-minimal.tar.gz")]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).ends_with("valid-minimal.tar.gz: ok (mpk)\n"));
 }
 
 #[test]
 fn check_json_names_key_and_location() {
-    let o = modelgate(&["check", "--json", &corpus("schema_error-duplicate-json-keys.tar.gz")]);
+    let o = modelgate(&[
+        "check",
+        "--json",
+        &corpus("mpk", "schema_error-duplicate-json-keys.tar.gz"),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let line = stdout(&o);
     assert!(line.contains(r#""kind":"schema_error""#), "{line}");
@@ -107,7 +91,7 @@ fn check_json_names_key_and_location() {
 
 #[test]
 fn inspect_lists_stages_in_order() {
-    let o = modelgate(&["inspect", &corpus("valid-stable-ordering.tar.gz")]);
+    let o = modelgate(&["inspect", &corpus("mpk", "valid-stable-ordering.tar.gz")]);
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
     let order: Vec<&str> = ["1. pre ", "2. pre_b ", "3. mla_0 ", "4. post "]
@@ -115,7 +99,7 @@ fn inspect_lists_stages_in_order() {
         .map(|s| text.find(s).map(|_| *s).unwrap_or("missing"))
         .collect();
     assert_eq!(order, ["1. pre ", "2. pre_b ", "3. mla_0 ", "4. post "], "{text}");
-    let o = modelgate(&["inspect", "--json", &corpus("valid-stable-ordering.tar.gz")]);
+    let o = modelgate(&["inspect", "--json", &corpus("mpk", "valid-stable-ordering.tar.gz")]);
     let json = stdout(&o);
     let names: Vec<usize> = [
         "\"name\":\"pre\"",

@@ -1,28 +1,11 @@
 //! `modelgate onemodel convert`, `to-onnx`, `check` and `inspect` on OneModel and ONNX files,
 //! run as a user runs them (`spec/onemodel.md` §4–§6).
 
+mod common;
+use common::*;
 use modelgate_core::onemodel::{Graph, Model, OperatorSet, Tensor, TensorData, TypedName};
 use modelgate_core::onnx::{self, wire};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn modelgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_modelgate"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("onemodel_{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
 
 fn path(dir: &Path, name: &str) -> String {
     dir.join(name).to_str().unwrap().to_string()
