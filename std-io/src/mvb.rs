@@ -7,6 +7,7 @@
 
 use crate::publish::{publish_bytes, publish_with};
 use crate::read::{ReadError, read_bounded};
+use crate::temp::{TempDir, sync_parent};
 use modelgate_core::Location;
 use modelgate_core::archive_path::{PathLimits, normalize};
 use modelgate_core::digest::{ChunkDigest, hex};
@@ -19,10 +20,8 @@ use modelgate_core::mvb::{
 };
 use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The canonical stdlib verifier, embedded in every export (`spec/mvb.md` §2.2, §7.2).
@@ -487,22 +486,14 @@ fn open_regular(path: &Path) -> io::Result<File> {
 
 // ---------------------------------------------------------------- import
 
-/// A private folder (mode 0700) created exclusively in `parent`, removed with everything in
-/// it when dropped unless kept (§6.2, §6.4, §8.1).
-struct Staging {
-    path: PathBuf,
+/// The staging folder of §6.2: private (mode 0700), created exclusively in `parent` as
+/// `.mvb-import.<pid>.<n>.<random>.tmp`, removed with everything in it when dropped (§6.4,
+/// §8.1).
+fn staging(parent: &Path) -> io::Result<TempDir> {
+    TempDir::create(parent, "mvb-import", "tmp")
 }
 
-fn private_dir() -> DirBuilder {
-    let mut b = DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b
-}
-
+/// Folders inside the staging root get the ordinary mode 0755: they become the bundle's.
 fn bundle_dir() -> DirBuilder {
     let mut b = DirBuilder::new();
     #[cfg(unix)]
@@ -511,30 +502,6 @@ fn bundle_dir() -> DirBuilder {
         b.mode(0o755);
     }
     b
-}
-
-impl Staging {
-    fn create(parent: &Path) -> io::Result<Staging> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let random = RandomState::new().hash_one(std::process::id());
-        let mut last = io::Error::other("no staging name");
-        for _ in 0..16 {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = parent.join(format!(".mvb-import.{}.{n}.{random:016x}.tmp", std::process::id()));
-            match private_dir().create(&path) {
-                Ok(()) => return Ok(Staging { path }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last)
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.path);
-    }
 }
 
 /// Writes accepted files under `<staging>/<bundle_id>/` (§6.2).
@@ -676,9 +643,9 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     if !fs::metadata(vault)?.is_dir() {
         return Err(io::Error::new(io::ErrorKind::NotADirectory, "vault is not a folder").into());
     }
-    let staging = Staging::create(vault)?;
+    let staging = staging(vault)?;
     let mut sink = StagingSink {
-        root: staging.path.clone(),
+        root: staging.path().to_path_buf(),
         file: None,
     };
     let imported = stream(file, len, &mut sink, progress)?;
@@ -686,7 +653,7 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     let id = imported.marker.bundle_id.clone();
     let dest = vault.join(&id);
     refuse_existing(&dest)?;
-    let staged = staging.path.join(&id);
+    let staged = staging.path().join(&id);
     let location = fs::canonicalize(vault)
         .unwrap_or_else(|_| vault.to_path_buf())
         .join(&id);
@@ -702,7 +669,7 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     refuse_existing(&dest)?;
     fs::rename(&staged, &dest)?;
     // The rename is durable once the vault folder's entry is on disk.
-    File::open(vault).and_then(|d| d.sync_all())?;
+    sync_parent(&dest);
     drop(staging);
     Ok(ImportReport { dest, imported })
 }
@@ -802,9 +769,9 @@ fn verification_record(imported: &Imported, location: &Path, at: &str) -> (Strin
 /// checked (`--format mvb` may name any file).
 pub fn check_archive(archive: &Path) -> Result<Imported, MvbIoError> {
     let (file, len) = open_file(archive)?;
-    let staging = Staging::create(&std::env::temp_dir())?;
+    let staging = staging(&std::env::temp_dir())?;
     let mut sink = StagingSink {
-        root: staging.path.clone(),
+        root: staging.path().to_path_buf(),
         file: None,
     };
     let r = stream(file, len, &mut sink, &mut |_, _| {});
