@@ -1,39 +1,12 @@
 //! `modelgate mvb verify|import`, `check` and `inspect` on mvb archives, run as a user runs
 //! them (`spec/mvb.md` §6 to §8), on the committed hostile corpus.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn modelgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_modelgate"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn corpus(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../hostile-corpus/mvb")
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_string()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mvb-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::*;
 
 #[test]
 fn check_and_inspect_valid_archive() {
-    let f = corpus("valid-model-bundle.mvb.tar");
+    let f = corpus("mvb", "valid-model-bundle.mvb.tar");
     let o = modelgate(&["check", &f]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), format!("{f}: ok (mvb)\n"));
@@ -44,7 +17,7 @@ fn check_and_inspect_valid_archive() {
 
 #[test]
 fn check_reports_kind_and_location() {
-    let f = corpus("IntegrityMismatch-payload-flipped-middle-byte.mvb.tar");
+    let f = corpus("mvb", "IntegrityMismatch-payload-flipped-middle-byte.mvb.tar");
     let o = modelgate(&["check", &f]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -60,7 +33,7 @@ fn check_reports_kind_and_location() {
 fn import_then_verify_then_refuse_second_import() {
     let d = scratch("import");
     let file = d.join("qwen--qwen3-0.6b@c1899de289a0.mvb.tar");
-    std::fs::copy(corpus("valid-model-bundle.mvb.tar"), &file).unwrap();
+    std::fs::copy(corpus("mvb", "valid-model-bundle.mvb.tar"), &file).unwrap();
     let vault = d.join("vault");
     std::fs::create_dir_all(&vault).unwrap();
     let (f, v) = (file.to_str().unwrap(), vault.to_str().unwrap());
@@ -79,7 +52,7 @@ fn import_then_verify_then_refuse_second_import() {
 fn import_rejected_leaves_vault_empty() {
     let d = scratch("reject");
     let file = d.join("x.mvb.tar");
-    std::fs::copy(corpus("PathTraversal-symlink-entry.mvb.tar"), &file).unwrap();
+    std::fs::copy(corpus("mvb", "PathTraversal-symlink-entry.mvb.tar"), &file).unwrap();
     let vault = d.join("vault");
     std::fs::create_dir_all(&vault).unwrap();
     let o = modelgate(&["mvb", "import", file.to_str().unwrap(), vault.to_str().unwrap()]);
