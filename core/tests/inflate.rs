@@ -794,3 +794,26 @@ fn inflate_result_independent_of_input_split() {
         assert!(reasons.contains(reason), "{reason} not exercised: {reasons:?}");
     }
 }
+
+/// §2.8: output written before a failure reaches the caller before the error, whether the
+/// stream arrives whole or one byte at a time.
+#[test]
+fn inflate_output_before_failure_handed_out_whatever_the_split() {
+    // A non-final stored block holding "hello", then a block of reserved type 3.
+    let stream = [0x00, 0x05, 0x00, 0xfa, 0xff, b'h', b'e', b'l', b'l', b'o', 0x07];
+    let mut whole_out = Vec::new();
+    let whole = inflate_exact(&stream, 100, None, false, |c| whole_out.extend_from_slice(c)).unwrap_err();
+    let mut engine = Inflater::new(OutputBound::Exact(100), false);
+    let mut bytes_out = Vec::new();
+    let mut bytewise = None;
+    for (i, b) in stream.iter().enumerate() {
+        if let Err(e) = engine.feed(std::slice::from_ref(b), i + 1 < stream.len(), |c| bytes_out.extend_from_slice(c)) {
+            bytewise = Some(e);
+            break;
+        }
+    }
+    assert_eq!(whole.reason, InflateReason::Corrupt);
+    assert_eq!(bytewise, Some(whole));
+    assert_eq!(whole_out, b"hello");
+    assert_eq!(bytes_out, b"hello");
+}

@@ -84,6 +84,9 @@ pub(crate) enum Event {
 enum Phase {
     Running,
     Ended,
+    /// The decompressor failed after writing output: that output is handed out first,
+    /// the failure on the next call (§2.8).
+    FailNext(InflateError),
     Failed(InflateError),
     Finished(Digests),
 }
@@ -190,7 +193,7 @@ impl Inflater {
     /// output's CRC-32 equals it (§2.6). Returns the digests of the whole output.
     pub fn finish(&mut self, expected_crc: Option<u32>) -> Result<Digests, InflateError> {
         let digests = match self.phase {
-            Phase::Failed(e) => return Err(e),
+            Phase::Failed(e) | Phase::FailNext(e) => return Err(self.fail_with(e)),
             // spec/inflate.md §2.4: the final block must have been decoded.
             Phase::Running => return Err(self.fail(InflateReason::Truncated)),
             Phase::Finished(d) => d,
@@ -241,6 +244,7 @@ impl Inflater {
         match self.phase {
             Phase::Running => {}
             Phase::Failed(e) => return Err(e),
+            Phase::FailNext(e) => return Err(self.fail_with(e)),
             Phase::Ended | Phase::Finished(_) => return Ok((0, Event::Done)),
         }
         self.chunk_len = 0;
@@ -268,7 +272,17 @@ impl Inflater {
         if produced > self.bound.limit() {
             return Err(self.bound.excess_reason());
         }
-        let ended = status_outcome(status)?;
+        let ended = match status_outcome(status) {
+            Ok(ended) => ended,
+            // spec/inflate.md §2.8: output written before the failure is handed out first,
+            // so what a caller sees before an error does not depend on how input was split.
+            Err(reason) if written > 0 => {
+                self.emit(written, produced);
+                self.phase = Phase::FailNext(InflateError::new(reason, self.consumed));
+                return Ok(Event::Output);
+            }
+            Err(reason) => return Err(reason),
+        };
         if ended {
             // spec/inflate.md §2.5: an exact size must be reached when the stream ends.
             if let OutputBound::Exact(n) = self.bound
@@ -355,7 +369,11 @@ impl Inflater {
 
     /// Makes `reason` sticky at the current offset and returns the error.
     fn fail(&mut self, reason: InflateReason) -> InflateError {
-        let error = InflateError::new(reason, self.consumed);
+        self.fail_with(InflateError::new(reason, self.consumed))
+    }
+
+    /// Makes `error` sticky and returns it.
+    fn fail_with(&mut self, error: InflateError) -> InflateError {
         self.phase = Phase::Failed(error);
         error
     }
