@@ -6,7 +6,7 @@
 //! reached.
 #![no_main]
 
-use arbitrary::Arbitrary;
+use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::{
@@ -17,15 +17,12 @@ use modelgate_core::mvb::{
 #[derive(Arbitrary, Debug)]
 struct Input {
     piece: u16,
-    /// Start from a valid bundle and edit it (else `data` is the whole archive).
-    from_valid: bool,
     /// Payload files of the valid bundle (bundle path suffix, bytes).
     files: Vec<(String, Vec<u8>)>,
     /// (offset, xor) edits of the valid bundle.
     edits: Vec<(u32, u8)>,
     /// Keep at most this many bytes (u32::MAX keeps all).
     cut: u32,
-    data: Vec<u8>,
 }
 
 const ID: &str = "org--model@0123456789ab";
@@ -95,8 +92,13 @@ fn run(data: &[u8], piece: usize) -> (Result<Imported, MvbError>, Seen) {
     (v.finish(), seen)
 }
 
-fuzz_target!(|input: Input| {
-    let data = if input.from_valid {
+fuzz_target!(|raw: &[u8]| {
+    // Corpus seeds are whole archives and go in as they are. An input starting with 0xFF
+    // instead describes a valid bundle to build and then edit.
+    let (data, piece) = if let Some((&0xFF, rest)) = raw.split_first() {
+        let Ok(input) = Input::arbitrary_take_rest(Unstructured::new(rest)) else {
+            return;
+        };
         let Some(mut v) = valid_bundle(&input.files) else {
             return;
         };
@@ -107,12 +109,12 @@ fuzz_target!(|input: Input| {
             }
         }
         v.truncate(input.cut as usize);
-        v
+        (v, usize::from(input.piece))
     } else {
-        input.data
+        (raw.to_vec(), 1 + raw.iter().fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b))) % 4096)
     };
     let (whole, whole_seen) = run(&data, data.len().max(1));
-    let (pieced, pieced_seen) = run(&data, usize::from(input.piece));
+    let (pieced, pieced_seen) = run(&data, piece);
     match (&whole, &pieced) {
         (Ok(a), Ok(b)) => assert_eq!((a.tar_sha256, &a.files), (b.tar_sha256, &b.files)),
         (Err(a), Err(b)) => assert_eq!(a, b, "pieces change the rejection"),

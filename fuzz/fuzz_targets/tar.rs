@@ -3,14 +3,13 @@
 //! is exactly its size; accepted regular files rewritten by the writer read back the same.
 #![no_main]
 
-use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::tar::{EntryKind, Event, FileMeta, Flavor, TarLimits, TarReader, TarWriter, entries};
 
-#[derive(Arbitrary, Debug)]
-struct Input {
-    piece: u8,
-    data: Vec<u8>,
+/// A cheap hash of the input, from which the target derives its own parameters (piece
+/// size, shape), so that every byte of a corpus file reaches the parser as it is.
+fn mix(data: &[u8]) -> usize {
+    data.iter().fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b)))
 }
 
 type Seen = Vec<(EntryKind, Vec<u8>, Vec<u8>, u64, Vec<u8>)>;
@@ -41,9 +40,9 @@ fn pieces(data: &[u8], piece: usize) -> Result<Seen, (String, u64)> {
     Ok(out)
 }
 
-fuzz_target!(|input: Input| {
-    let pieced = pieces(&input.data, usize::from(input.piece));
-    let sliced: Result<Seen, (String, u64)> = entries(&input.data, TarLimits::DEFAULT)
+fuzz_target!(|data: &[u8]| {
+    let pieced = pieces(data, 1 + mix(data) % 1024);
+    let sliced: Result<Seen, (String, u64)> = entries(&data, TarLimits::DEFAULT)
         .map(|r| {
             r.map(|(e, d)| (e.kind, e.path, e.link, e.size, d.to_vec()))
                 .map_err(|e| (format!("{:?}", e.reason), e.offset))
@@ -52,10 +51,12 @@ fuzz_target!(|input: Input| {
     assert_eq!(pieced, sliced, "push and slice readers disagree");
     if let Ok(seen) = sliced {
         let total: u64 = seen.iter().map(|s| s.3).sum();
-        assert!(total <= input.data.len() as u64);
+        assert!(total <= data.len() as u64);
         let files: Vec<_> = seen
             .iter()
-            .filter(|s| s.0 == EntryKind::Regular && !s.1.is_empty())
+            // The writer cannot represent a NUL in a path (the reader passes one on from a PAX
+            // record; archive_path rejects it as traversal in every format that reads paths).
+            .filter(|s| s.0 == EntryKind::Regular && !s.1.is_empty() && !s.1.contains(&0))
             .collect();
         let mut w = TarWriter::new(Flavor::Gnu);
         for (_, path, _, _, data) in &files {
