@@ -807,7 +807,9 @@ fn inflate_output_before_failure_handed_out_whatever_the_split() {
     let mut bytes_out = Vec::new();
     let mut bytewise = None;
     for (i, b) in stream.iter().enumerate() {
-        if let Err(e) = engine.feed(std::slice::from_ref(b), i + 1 < stream.len(), |c| bytes_out.extend_from_slice(c)) {
+        if let Err(e) = engine.feed(std::slice::from_ref(b), i + 1 < stream.len(), |c| {
+            bytes_out.extend_from_slice(c)
+        }) {
             bytewise = Some(e);
             break;
         }
