@@ -1,7 +1,7 @@
 //! modelgate-core: strict, bounded readers and writers for model-container formats.
 //!
 //! Everything here works on byte slices, needs no operating system (`#![no_std]` with
-//! `alloc`) and holds no `unsafe` code. Hostile input gets a typed error with a
+//! `alloc`) and forbids unsafe code. Hostile input gets a typed error with a
 //! [`Location`], never a panic; sizes are checked before anything is allocated from them.
 //!
 //! Shared building blocks (each format module calls these instead of its own copy):
