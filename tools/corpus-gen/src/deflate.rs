@@ -693,12 +693,7 @@ mod tests {
 
     #[test]
     fn at_least_twenty_cases_with_distinct_names() {
-        let all = cases();
-        assert!(all.len() >= 20, "{}", all.len());
-        let mut names: Vec<_> = all.iter().map(|c| c.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), all.len());
+        crate::assert_enough_distinct(cases().iter().map(|c| c.name), 20);
     }
 
     #[test]

@@ -103,6 +103,18 @@ pub fn sums(files: &[CorpusFile]) -> String {
         .collect()
 }
 
+/// Asserts that a module's case names are at least `min` and all distinct (the issue's
+/// minimum corpus size for the folder).
+#[cfg(test)]
+pub(crate) fn assert_enough_distinct<'a>(names: impl Iterator<Item = &'a str>, min: usize) {
+    let mut names: Vec<&str> = names.collect();
+    let count = names.len();
+    assert!(count >= min, "{count} cases, want at least {min}");
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), count, "case names repeat");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

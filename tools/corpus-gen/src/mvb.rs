@@ -694,12 +694,7 @@ mod tests {
 
     #[test]
     fn at_least_fifty_files_with_distinct_names() {
-        let all = cases();
-        assert!(all.len() >= 50, "{}", all.len());
-        let mut names: Vec<_> = all.iter().map(|c| c.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), all.len());
+        crate::assert_enough_distinct(cases().iter().map(|c| c.name), 50);
     }
 
     #[test]
