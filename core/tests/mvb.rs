@@ -411,10 +411,9 @@ fn marker_duplicate_key_rejected() {
 fn marker_bundle_id_differs_from_folder() {
     let t = marker_text_with(&format!(r#""bundle_id":"{ID}""#), r#""bundle_id":"other@1""#);
     let e = err(&with_marker_text(&t));
-    assert_eq!(
-        (e.kind, e.location),
-        (MvbKind::InvalidManifest, member_at(".mvb.json", 0))
-    );
+    let mut want = json_at(".mvb.json", "marker.bundle_id");
+    want.offset = t.find(r#""other@1""#).map(|o| o as u64);
+    assert_eq!((e.kind, e.location), (MvbKind::InvalidManifest, want));
 }
 
 #[test]
@@ -435,7 +434,36 @@ fn marker_disagrees_with_manifest() {
     let refs: Vec<(&str, &[u8])> = all.iter().map(|(p, d)| (p.as_str(), d.as_slice())).collect();
     let e = err(&write_bundle(&m, &refs, MTIME).unwrap());
     assert_eq!(e.kind, MvbKind::IntegrityMismatch);
-    assert_eq!(e.location, json_at(".mvb.json", "marker.payload_file_count"));
+    let text = String::from_utf8(m.to_bytes()).unwrap();
+    let mut want = json_at(".mvb.json", "marker.payload_file_count");
+    want.offset = text.find(r#""payload_file_count":"#).map(|o| o as u64 + 21);
+    assert_eq!(e.location, want);
+}
+
+#[test]
+fn marker_disagreement_is_located_at_each_marker_value() {
+    let edits: [fn(&mut Marker); 3] = [
+        |m| m.bundle_hash.covers.push('x'),
+        |m| m.artifact_type.push('x'),
+        |m| m.payload_size_bytes += 1,
+    ];
+    let mut all: Vec<(String, Vec<u8>)> = payload();
+    all.push((MANIFEST.into(), manifest_text().into_bytes()));
+    let refs: Vec<(&str, &[u8])> = all.iter().map(|(p, d)| (p.as_str(), d.as_slice())).collect();
+    for edit in edits {
+        let mut m = marker_for(&manifest_text());
+        edit(&mut m);
+        let e = err(&write_bundle(&m, &refs, MTIME).unwrap());
+        assert_eq!(e.kind, MvbKind::IntegrityMismatch);
+        let (path, offset) = (e.location.path.unwrap(), e.location.offset.unwrap());
+        // The offset is the value's first byte in the marker: a string's quote or a digit.
+        let text = m.to_bytes();
+        assert!(matches!(text[offset as usize], b'"' | b'0'..=b'9'), "{path}");
+        let name = path.rsplit('.').next().unwrap();
+        let key = format!("\"{name}\":");
+        let at = String::from_utf8(text.clone()).unwrap().rfind(&key).unwrap();
+        assert_eq!(offset as usize, at + key.len(), "{path}");
+    }
 }
 
 // ---------------------------------------------------------------- §4.3 entries

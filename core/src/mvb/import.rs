@@ -4,11 +4,12 @@
 use super::error::{MvbError, MvbKind};
 use super::hash::bundle_hash;
 use super::limits::MvbLimits;
-use super::manifest::{MANIFEST, Manifest};
+use super::manifest::{MANIFEST, Manifest, value_offset};
 use super::marker::{MARKER, Marker};
 use crate::Location;
 use crate::archive_path::{PathLimits, PathSet, SetError, normalize};
 use crate::digest::{ChunkDigest, hex};
+use crate::json::Value;
 use crate::tar::reader::{Entry, lossy_name};
 use crate::tar::{EntryKind, Event, TarLimits, TarReader};
 use alloc::string::String;
@@ -93,7 +94,7 @@ pub struct Imported {
 /// What the current entry is.
 enum Current {
     /// The marker, buffered.
-    Marker { header: u64, buf: Vec<u8> },
+    Marker { buf: Vec<u8> },
     /// A bundle file, hashed; `manifest` buffers `manifest.json`.
     File {
         path: String,
@@ -111,6 +112,8 @@ pub struct ImportValidator {
     key: [u64; 2],
     file_digest: ChunkDigest,
     marker: Option<Marker>,
+    /// The marker's parsed JSON, for the offsets of §4.4 disagreements.
+    marker_doc: Option<Value>,
     manifest: Option<Manifest>,
     current: Option<Current>,
     seen_first: bool,
@@ -158,6 +161,7 @@ impl ImportValidator {
             key,
             file_digest: ChunkDigest::with_sha256(),
             marker: None,
+            marker_doc: None,
             manifest: None,
             current: None,
             seen_first: false,
@@ -257,7 +261,6 @@ impl ImportValidator {
         let _ = self.paths.insert(MARKER, false);
         self.marker_folder = id.map(String::from);
         self.current = Some(Current::Marker {
-            header: e.header_offset,
             buf: Vec::with_capacity(usize::try_from(e.size).unwrap_or(0)),
         });
         Ok(())
@@ -334,7 +337,7 @@ impl ImportValidator {
 
     fn data<S: ImportSink>(&mut self, d: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         match &mut self.current {
-            Some(Current::Marker { buf, .. }) => buf.extend_from_slice(d),
+            Some(Current::Marker { buf }) => buf.extend_from_slice(d),
             Some(Current::File { digest, manifest, .. }) => {
                 digest.update(d);
                 if let Some(m) = manifest {
@@ -349,7 +352,7 @@ impl ImportValidator {
 
     fn entry_end<S: ImportSink>(&mut self, sink: &mut S) -> Result<(), Failure<S::Error>> {
         match self.current.take() {
-            Some(Current::Marker { header, buf }) => self.marker_done(header, &buf)?,
+            Some(Current::Marker { buf }) => self.marker_done(&buf)?,
             Some(Current::File {
                 path,
                 digest,
@@ -373,26 +376,27 @@ impl ImportValidator {
         Ok(())
     }
 
-    /// §4.2: parse the marker; its bundle id must be the folder's.
-    fn marker_done(&mut self, header: u64, bytes: &[u8]) -> Result<(), MvbError> {
-        let marker = Marker::parse(bytes, self.limits.max_marker_bytes, self.key)?;
+    /// §4.2: parse the marker; its bundle id must be the folder's (located at the marker's
+    /// `bundle_id` value).
+    fn marker_done(&mut self, bytes: &[u8]) -> Result<(), MvbError> {
+        let (marker, doc) = Marker::parse_document(bytes, self.limits.max_marker_bytes, self.key)?;
         if self.marker_folder.as_deref() != Some(marker.bundle_id.as_str()) {
-            let loc = Location::at(header).in_member(MARKER);
             return Err(reject(
                 MvbKind::InvalidManifest,
                 "bundle_id differs from the marker's folder",
-                loc,
+                marker_loc(&doc, &["bundle_id"]),
             ));
         }
         self.marker = Some(marker);
+        self.marker_doc = Some(doc);
         Ok(())
     }
 
     /// §4.4: parse the manifest and compare it with the marker.
     fn manifest_done(&mut self, bytes: &[u8]) -> Result<(), MvbError> {
         let manifest = Manifest::parse(bytes, &self.limits, self.key)?;
-        if let Some(marker) = &self.marker {
-            agree(marker, &manifest)?;
+        if let (Some(marker), Some(doc)) = (&self.marker, &self.marker_doc) {
+            agree(marker, doc, &manifest)?;
         }
         self.manifest = Some(manifest);
         Ok(())
@@ -436,44 +440,38 @@ impl ImportValidator {
     }
 }
 
-/// §4.4: marker and manifest state the same facts.
-fn agree(marker: &Marker, manifest: &Manifest) -> Result<(), MvbError> {
+/// The marker value at member path `names`: member `.mvb.json`, JSON path `marker.<names>`,
+/// the value's offset in the marker (§4.2, §4.4).
+fn marker_loc(doc: &Value, names: &[&str]) -> Location {
+    let path = alloc::format!("marker.{}", names.join("."));
+    json_loc(MARKER, path, value_offset(doc, names, None))
+}
+
+/// §4.4: marker and manifest state the same facts; a disagreement is located at the
+/// marker's value.
+fn agree(marker: &Marker, doc: &Value, manifest: &Manifest) -> Result<(), MvbError> {
     let count = u64::try_from(manifest.files.len()).unwrap_or(u64::MAX);
-    let checks: [(bool, &'static str); 8] = [
-        (marker.bundle_id == manifest.bundle_id, "marker.bundle_id"),
-        (marker.artifact_type == manifest.artifact_type, "marker.artifact_type"),
-        (
-            marker.schema_version == manifest.schema_version,
-            "marker.schema_version",
-        ),
-        (
-            marker.bundle_hash.algorithm == manifest.bundle_hash.algorithm,
-            "marker.bundle_hash.algorithm",
-        ),
-        (
-            marker.bundle_hash.value == manifest.bundle_hash.value,
-            "marker.bundle_hash.value",
-        ),
-        (
-            marker.bundle_hash.covers == manifest.bundle_hash.covers,
-            "marker.bundle_hash.covers",
-        ),
-        (marker.payload_file_count == count, "marker.payload_file_count"),
+    let (mh, fh) = (&marker.bundle_hash, &manifest.bundle_hash);
+    let checks: [(bool, &[&str]); 8] = [
+        (marker.bundle_id == manifest.bundle_id, &["bundle_id"]),
+        (marker.artifact_type == manifest.artifact_type, &["artifact_type"]),
+        (marker.schema_version == manifest.schema_version, &["schema_version"]),
+        (mh.algorithm == fh.algorithm, &["bundle_hash", "algorithm"]),
+        (mh.value == fh.value, &["bundle_hash", "value"]),
+        (mh.covers == fh.covers, &["bundle_hash", "covers"]),
+        (marker.payload_file_count == count, &["payload_file_count"]),
         (
             marker.payload_size_bytes == manifest.payload_size(),
-            "marker.payload_size_bytes",
+            &["payload_size_bytes"],
         ),
     ];
     match checks.iter().find(|(ok, _)| !ok) {
         None => Ok(()),
-        Some((_, path)) => {
-            let loc = json_loc(MARKER, String::from(*path), None);
-            Err(reject(
-                MvbKind::IntegrityMismatch,
-                "marker disagrees with manifest.json",
-                loc,
-            ))
-        }
+        Some((_, names)) => Err(reject(
+            MvbKind::IntegrityMismatch,
+            "marker disagrees with manifest.json",
+            marker_loc(doc, names),
+        )),
     }
 }
 

@@ -196,6 +196,22 @@ fn inventory_files(
     Ok(out)
 }
 
+/// Offset in the parsed JSON document `doc` of the value at member path `names`, then
+/// array element `index` (locations of marker and manifest values, §9).
+pub fn value_offset(doc: &Value, names: &[&str], index: Option<usize>) -> Option<u64> {
+    let mut v = doc;
+    for name in names {
+        v = v.get(name)?;
+    }
+    if let Some(i) = index {
+        match &v.node {
+            json::Node::Array(items) => v = items.get(i)?,
+            _ => return None,
+        }
+    }
+    u64::try_from(v.offset).ok()
+}
+
 impl Manifest {
     /// Parses `manifest.json` (§1.2). `key` keys the duplicate tables.
     pub fn parse(bytes: &[u8], limits: &MvbLimits, key: [u64; 2]) -> Result<Manifest, MvbError> {
@@ -272,17 +288,7 @@ impl Manifest {
     /// Offset in `manifest.json` of the value at member path `names`, then array element
     /// `index` (for locations, §9).
     pub fn value_offset(&self, names: &[&str], index: Option<usize>) -> Option<u64> {
-        let mut v = &self.document;
-        for name in names {
-            v = v.get(name)?;
-        }
-        if let Some(i) = index {
-            match &v.node {
-                json::Node::Array(items) => v = items.get(i)?,
-                _ => return None,
-            }
-        }
-        u64::try_from(v.offset).ok()
+        value_offset(&self.document, names, index)
     }
 
     /// The bundle hash recomputed from the inventory's own lines (§1.4).

@@ -3,7 +3,7 @@
 use super::error::{MvbError, MvbKind};
 use super::fields::major_minor;
 use super::manifest::{BundleHash, Manifest, bundle_hash, bundle_id, schema_version, size_field};
-use crate::json::{self, Cursor, FieldError, Limits, Problem, Writer};
+use crate::json::{self, Cursor, FieldError, Limits, Problem, Value, Writer};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -91,6 +91,12 @@ impl Marker {
     /// Reads a marker (§3.2): the container version first, then the record version, then
     /// the rest. `key` keys the duplicate-name table.
     pub fn parse(bytes: &[u8], max_bytes: u64, key: [u64; 2]) -> Result<Marker, MvbError> {
+        Marker::parse_document(bytes, max_bytes, key).map(|(marker, _)| marker)
+    }
+
+    /// [`Marker::parse`], also returning the parsed JSON document, whose value offsets
+    /// locate a disagreement with the manifest (§4.2, §4.4).
+    pub fn parse_document(bytes: &[u8], max_bytes: u64, key: [u64; 2]) -> Result<(Marker, Value), MvbError> {
         let limits = Limits {
             max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
             max_depth: MARKER_DEPTH,
@@ -128,7 +134,7 @@ impl Marker {
         })()
         .map_err(bad)?;
         let (bundle_id, artifact_type, bundle_hash, payload_file_count, payload_size_bytes, written_by) = rest;
-        Ok(Marker {
+        let marker = Marker {
             format_version,
             bundle_id,
             artifact_type,
@@ -137,6 +143,7 @@ impl Marker {
             payload_file_count,
             payload_size_bytes,
             written_by,
-        })
+        };
+        Ok((marker, doc))
     }
 }

@@ -606,13 +606,13 @@ mvb_cases! {
     marker_container_major_0: marker_edit(r#""1.2""#, r#""0.9""#) => Reject(UV, "container major version is not 1 (member .mvb.json, marker.mvb_format_version, byte 22)");
     marker_schema_major_2: marker_edit(r#""1.6.0""#, r#""2.0.0""#) => Reject(UV, "schema_version major is not 1 (member .mvb.json, marker.schema_version, byte 113)");
     marker_schema_not_semver: marker_edit(r#""1.6.0""#, r#""1.6""#) => Reject(MF, "must be MAJOR.MINOR.PATCH (member .mvb.json, marker.schema_version, byte 113)");
-    marker_bundle_id_differs: marker_edit(r#""bundle_id":"qwen"#, r#""bundle_id":"xqwen"#) => Reject(MF, "bundle_id differs from the marker's folder (member .mvb.json, byte 0)");
+    marker_bundle_id_differs: marker_edit(r#""bundle_id":"qwen"#, r#""bundle_id":"xqwen"#) => Reject(MF, "bundle_id differs from the marker's folder (member .mvb.json, marker.bundle_id, byte 40)");
     marker_bundle_hash_algorithm: marker_edit("sha256-of-sorted-sha256-lines", "md5") => Reject(MF, "must be sha256-of-sorted-sha256-lines (member .mvb.json, marker.bundle_hash.algorithm, byte 148)");
     marker_written_by_empty: marker_edit(r#"{"tool":"darsay"}"#, r#"{"tool":""}"#) => Reject(MF, "must be a non-empty string (member .mvb.json, marker.written_by.tool, byte 410)");
     marker_count_negative: marker_edit(r#""payload_file_count":3"#, r#""payload_file_count":-3"#) => Reject(MF, "integer out of range (member .mvb.json, marker.payload_file_count, byte 361)");
-    marker_count_disagrees: marker_count_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.payload_file_count)");
-    marker_size_disagrees: marker_size_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.payload_size_bytes)");
-    marker_hash_disagrees: marker_hash_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_hash.value)");
+    marker_count_disagrees: marker_count_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.payload_file_count, byte 361)");
+    marker_size_disagrees: marker_size_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.payload_size_bytes, byte 384)");
+    marker_hash_disagrees: marker_hash_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_hash.value, byte 188)");
 
     // §4.1 tar structure and PAX/ustar desync.
     empty_file: Vec::new() => Reject(IA, "tar stream has no end-of-archive marker (byte 0)");
@@ -676,7 +676,7 @@ mvb_cases! {
     manifest_inventory_duplicate_path: manifest_edit(r#""path":"model/config.json""#, r#""path":"model/Tokenizer.json""#) => Reject(MF, "duplicate or conflicting inventory path (member manifest.json, manifest.inventory.files[2].path, byte 423)");
     manifest_sha256_uppercase: build_sha256_uppercase() => Reject(MF, "must be 64 lowercase hex digits (member manifest.json, manifest.inventory.files[0].sha256, byte 221)");
     manifest_date_not_utc: manifest_edit(DATE, "2025-06-01T14:00:00+02:00") => Reject(MF, "must be RFC 3339 UTC (member manifest.json, manifest.archive.date_archived, byte 778)");
-    manifest_bundle_id_differs: manifest_edit(r#""bundle_id":"qwen"#, r#""bundle_id":"xqwen"#) => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_id)");
+    manifest_bundle_id_differs: manifest_edit(r#""bundle_id":"qwen"#, r#""bundle_id":"xqwen"#) => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_id, byte 40)");
 
     // §4.5, §4.6 integrity.
     payload_flipped_first_byte: payload_edit(1, |d| d[0] ^= 1) => Reject(IM, "payload SHA-256 differs from the inventory (member model/model.safetensors, byte 5120)");
