@@ -13,6 +13,9 @@ use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
+use nested::Started;
+
+mod nested;
 
 type R<T> = Result<T, Error>;
 
@@ -169,30 +172,6 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn enter(&self, c: &Cursor<'_, '_>, depth: usize) -> R<()> {
-        if depth > self.max_nesting {
-            return Err(rule(c, ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
-        }
-        Ok(())
-    }
-
-    /// The Graph table (§2.2) at nesting level `depth`.
-    pub fn graph(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Graph<'a>> {
-        self.enter(c, depth)?;
-        c.object().map_err(fe)?;
-        Ok(Graph {
-            name: opt_string(c, "name")?,
-            doc: opt_string(c, "doc")?,
-            initializers: opt_list(c, "initializers", |t| self.tensor(t))?,
-            sparse_initializers: opt_list(c, "sparse_initializers", |t| self.sparse(t))?,
-            inputs: opt_list(c, "inputs", |t| self.typed_name(t, depth))?,
-            outputs: opt_list(c, "outputs", |t| self.typed_name(t, depth))?,
-            value_info: opt_list(c, "value_info", |t| self.typed_name(t, depth))?,
-            nodes: opt_list(c, "nodes", |n| self.node(n, depth))?,
-            metadata: metadata(c)?,
-        })
-    }
-
     fn typed_name(&self, c: &Cursor<'_, '_>, depth: usize) -> R<TypedName> {
         Ok(TypedName {
             name: req_string(c, "name")?,
@@ -205,8 +184,9 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The Node table (§2.3) in a graph or function at level `depth`.
-    fn node(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Node<'a>> {
+    /// The Node table (§2.3) up to its `attributes`, which `nested` reads next, then
+    /// `metadata`.
+    fn node_head(&self, c: &Cursor<'_, '_>) -> R<Node<'a>> {
         Ok(Node {
             name: opt_string(c, "name")?,
             op: req_string(c, "op")?,
@@ -215,55 +195,60 @@ impl<'a> Reader<'a> {
             doc: opt_string(c, "doc")?,
             inputs: opt_list(c, "inputs", string_of)?,
             outputs: opt_list(c, "outputs", string_of)?,
-            attributes: opt_list(c, "attributes", |a| self.attribute(a, depth))?,
-            metadata: metadata(c)?,
+            ..Node::default()
         })
     }
 
-    /// The Attribute table (§2.4) of a node in a graph at level `depth`.
-    fn attribute(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Attribute<'a>> {
+    /// The Attribute table (§2.4) of a node in a graph at level `depth`. A GRAPH or GRAPHS
+    /// value is returned as the graphs still to read (`nested` reads them at `depth + 1`).
+    fn attribute<'v>(&self, c: &Cursor<'v, '_>, depth: usize) -> R<Started<'v, 'a>> {
         let name = req_string(c, "name")?;
         let type_c = c.field("type").map_err(fe)?;
         let ty = code(&type_c, |b| b <= 14, "unsupported attribute type")?;
         let doc = opt_string(c, "doc")?;
         let ref_name = opt_string(c, "ref")?;
         let value_c = c.opt_field("value").map_err(fe)?;
-        let value = if !ref_name.is_empty() {
+        let mut a = Attribute {
+            name,
+            ty,
+            doc,
+            ref_name,
+            value: None,
+        };
+        if !a.ref_name.is_empty() {
             if let Some(v) = value_c {
                 return Err(rule(&v, ErrorKind::Malformed, "a reference attribute has no value"));
             }
             if ty == 0 {
                 return Err(rule(&type_c, ErrorKind::Malformed, "attribute type 0 (undefined)"));
             }
-            None
-        } else {
-            if ty == 0 {
-                return Err(rule(&type_c, ErrorKind::Malformed, "attribute type 0 (undefined)"));
+            return Ok(Started::Done(a));
+        }
+        if ty == 0 {
+            return Err(rule(&type_c, ErrorKind::Malformed, "attribute type 0 (undefined)"));
+        }
+        let v = c.field("value").map_err(fe)?;
+        match ty {
+            5 => Ok(Started::Graphs(a, core::slice::from_ref(v.value()), true)),
+            10 => Ok(Started::Graphs(a, v.array().map_err(fe)?, false)),
+            _ => {
+                a.value = Some(self.attr_value(&v, ty, depth)?);
+                Ok(Started::Done(a))
             }
-            let v = c.field("value").map_err(fe)?;
-            Some(self.attr_value(&v, ty, depth)?)
-        };
-        Ok(Attribute {
-            name,
-            ty,
-            doc,
-            ref_name,
-            value,
-        })
+        }
     }
 
+    /// An attribute value of a type other than GRAPH and GRAPHS (§2.4 value table).
     fn attr_value(&self, v: &Cursor<'_, '_>, ty: u8, depth: usize) -> R<AttrValue<'a>> {
         Ok(match ty {
             1 => AttrValue::Float(float_bits(v)?),
             2 => AttrValue::Int(v.i64().map_err(fe)?),
             3 => AttrValue::String(bytes_of(v)?),
             4 => AttrValue::Tensor(self.tensor(v)?),
-            5 => AttrValue::Graph(Box::new(self.graph(v, depth + 1)?)),
             6 => AttrValue::Floats(list(v, &mut |e| float_bits(e))?),
             7 => AttrValue::Ints(list(v, &mut |e| e.i64().map_err(fe))?),
             8 => AttrValue::Strings(list(v, &mut |e| bytes_of(e))?),
             9 => AttrValue::Tensors(list(v, &mut |e| self.tensor(e))?),
-            10 => AttrValue::Graphs(list(v, &mut |e| self.graph(e, depth + 1))?),
             11 => AttrValue::SparseTensor(Box::new(self.sparse(v)?)),
             12 => AttrValue::SparseTensors(list(v, &mut |e| self.sparse(e))?),
             13 => AttrValue::Type(self.ty(v, depth + 1)?),
@@ -370,35 +355,65 @@ impl<'a> Reader<'a> {
         Ok(SparseTensor { values, indices, dims })
     }
 
-    /// Type (§2.7) at nesting level `depth`.
+    /// Type (§2.7) at nesting level `depth`, read without recursion (§3.3): down through
+    /// `sequence`, `optional` and `map` wrappers to the tensor type at the bottom, members
+    /// in table order at each level, then wrapped back up.
     pub fn ty(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Type> {
-        self.enter(c, depth)?;
-        let kind_c = c.field("kind").map_err(fe)?;
-        let kind_s = kind_c.str().map_err(fe)?;
-        let denotation = opt_string(c, "denotation")?;
-        let elem = |name: &str| -> R<u8> {
-            c.opt_field(name).map_err(fe)?.map_or(Ok(0), |f| {
-                code(&f, |b| b == 0 || tensor::is_tensor_dtype(b), "unsupported element type")
-            })
+        let mut wrappers: Vec<(String, TypeKind)> = Vec::new();
+        let (mut value, mut path) = (c.value(), c.path());
+        let mut level = depth;
+        let bottom = loop {
+            let c = Cursor::root(value, &path);
+            if level > self.max_nesting {
+                return Err(rule(&c, ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
+            }
+            let kind_c = c.field("kind").map_err(fe)?;
+            let kind_s = kind_c.str().map_err(fe)?;
+            let denotation = opt_string(&c, "denotation")?;
+            let elem = |name: &str| -> R<u8> {
+                c.opt_field(name).map_err(fe)?.map_or(Ok(0), |f| {
+                    code(&f, |b| b == 0 || tensor::is_tensor_dtype(b), "unsupported element type")
+                })
+            };
+            let (inner, wrapper) = match kind_s {
+                "tensor" | "sparse_tensor" => {
+                    let (elem_type, shape) = (elem("elem_type")?, self.shape(&c)?);
+                    let kind = if kind_s == "tensor" {
+                        TypeKind::Tensor { elem_type, shape }
+                    } else {
+                        TypeKind::SparseTensor { elem_type, shape }
+                    };
+                    break Type { denotation, kind };
+                }
+                "sequence" => (
+                    c.field("elem").map_err(fe)?,
+                    TypeKind::Sequence(Box::new(placeholder())),
+                ),
+                "optional" => (
+                    c.field("elem").map_err(fe)?,
+                    TypeKind::Optional(Box::new(placeholder())),
+                ),
+                "map" => {
+                    let key_type = elem("key_type")?;
+                    let value_c = c.field("value").map_err(fe)?;
+                    let value = Box::new(placeholder());
+                    (value_c, TypeKind::Map { key_type, value })
+                }
+                _ => return Err(rule(&kind_c, ErrorKind::Unsupported, "unsupported type kind")),
+            };
+            wrappers.push((denotation, wrapper));
+            (value, path) = (inner.value(), inner.path());
+            level += 1;
         };
-        let kind = match kind_s {
-            "tensor" => TypeKind::Tensor {
-                elem_type: elem("elem_type")?,
-                shape: self.shape(c)?,
-            },
-            "sparse_tensor" => TypeKind::SparseTensor {
-                elem_type: elem("elem_type")?,
-                shape: self.shape(c)?,
-            },
-            "sequence" => TypeKind::Sequence(Box::new(self.ty(&c.field("elem").map_err(fe)?, depth + 1)?)),
-            "map" => TypeKind::Map {
-                key_type: elem("key_type")?,
-                value: Box::new(self.ty(&c.field("value").map_err(fe)?, depth + 1)?),
-            },
-            "optional" => TypeKind::Optional(Box::new(self.ty(&c.field("elem").map_err(fe)?, depth + 1)?)),
-            _ => return Err(rule(&kind_c, ErrorKind::Unsupported, "unsupported type kind")),
-        };
-        Ok(Type { denotation, kind })
+        Ok(wrappers
+            .into_iter()
+            .rev()
+            .fold(bottom, |inner, (denotation, mut kind)| {
+                if let TypeKind::Sequence(e) | TypeKind::Optional(e) | TypeKind::Map { value: e, .. } = &mut kind {
+                    **e = inner;
+                }
+                Type { denotation, kind }
+            }))
     }
 
     fn shape(&self, c: &Cursor<'_, '_>) -> R<Option<Vec<Dim>>> {
@@ -423,22 +438,15 @@ impl<'a> Reader<'a> {
         })?;
         Ok(Some(dims))
     }
+}
 
-    /// The Function table (§2.8); its body is nesting level 1.
-    fn function(&self, c: &Cursor<'_, '_>) -> R<Function<'a>> {
-        Ok(Function {
-            name: req_string(c, "name")?,
-            domain: opt_string(c, "domain")?,
-            overload: opt_string(c, "overload")?,
-            doc: opt_string(c, "doc")?,
-            inputs: opt_list(c, "inputs", string_of)?,
-            outputs: opt_list(c, "outputs", string_of)?,
-            attribute_names: opt_list(c, "attribute_names", string_of)?,
-            attribute_defaults: opt_list(c, "attribute_defaults", |a| self.attribute(a, 1))?,
-            nodes: opt_list(c, "nodes", |n| self.node(n, 1))?,
-            opsets: opsets(c)?,
-            value_info: opt_list(c, "value_info", |t| self.typed_name(t, 1))?,
-            metadata: metadata(c)?,
-        })
+/// A stand-in for a wrapper's inner type until it is read.
+fn placeholder() -> Type {
+    Type {
+        denotation: String::new(),
+        kind: TypeKind::Tensor {
+            elem_type: 0,
+            shape: None,
+        },
     }
 }

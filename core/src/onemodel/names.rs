@@ -44,6 +44,21 @@ struct Frame<'m> {
     current: usize,
 }
 
+/// Work left to do, on a heap stack instead of the call stack (§3.3): subgraphs are
+/// visited depth first, in document order, without one call per nesting level.
+enum Task<'m, 'a> {
+    /// Define a graph's names and open its scope, then resolve its nodes and close it.
+    Graph(&'m Graph<'a>),
+    /// Resolve the nodes of the innermost graph from index `.1` on.
+    Nodes(&'m [Node<'a>], usize),
+    /// Visit the subgraphs of the attributes from attribute `.1`, graph `.2` on.
+    Attrs(&'m [Attribute<'a>], usize, usize),
+    /// A graph's outputs and `value_info`, then its node order.
+    Close(&'m Graph<'a>),
+    /// Leave this many path segments.
+    Pop(usize),
+}
+
 struct Resolver<'m, 'v> {
     frames: Vec<Frame<'m>>,
     path: Vec<Seg>,
@@ -69,7 +84,7 @@ pub fn resolve(model: &mut Model<'_>, manifest: Option<&Value>) -> Result<(), Er
             fn_domains: None,
         };
         r.path.push(Seg::Name("graph"));
-        r.graph(&model.graph)?;
+        r.run(alloc::vec![Task::Graph(&model.graph)])?;
         r.path.pop();
         for (i, f) in model.functions.iter().enumerate() {
             r.path.extend([Seg::Name("functions"), Seg::Index(i)]);
@@ -163,7 +178,27 @@ impl<'m> Resolver<'m, '_> {
         Ok(())
     }
 
-    fn graph(&mut self, g: &'m Graph<'_>) -> R<()> {
+    /// Runs tasks until none is left.
+    fn run<'a>(&mut self, mut tasks: Vec<Task<'m, 'a>>) -> R<()> {
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Graph(g) => {
+                    self.open(g)?;
+                    tasks.push(Task::Close(g));
+                    tasks.push(Task::Nodes(&g.nodes, 0));
+                }
+                Task::Nodes(nodes, i) => self.node(nodes, i, &mut tasks)?,
+                Task::Attrs(attrs, k, l) => self.subgraph(attrs, k, l, &mut tasks),
+                Task::Close(g) => self.close(g)?,
+                Task::Pop(n) => self.path.truncate(self.path.len().saturating_sub(n)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Defines a graph's inputs, initializers and node outputs and opens its scope (§3.1
+    /// rule 1).
+    fn open(&mut self, g: &'m Graph<'_>) -> R<()> {
         let mut defs = BTreeMap::new();
         for (i, t) in g.inputs.iter().enumerate() {
             self.define(
@@ -193,7 +228,12 @@ impl<'m> Resolver<'m, '_> {
             edges: Vec::new(),
             current: NO_NODE,
         });
-        self.nodes(&g.nodes)?;
+        Ok(())
+    }
+
+    /// A graph's outputs name visible values (rule 2), its `value_info` (rule 5), then
+    /// its node order (rule 3).
+    fn close(&mut self, g: &'m Graph<'_>) -> R<()> {
         for (i, o) in g.outputs.iter().enumerate() {
             if !self.lookup(&o.name) {
                 return Err(self.error(
@@ -221,7 +261,7 @@ impl<'m> Resolver<'m, '_> {
             edges: Vec::new(),
             current: NO_NODE,
         });
-        self.nodes(&f.nodes)?;
+        self.run(alloc::vec![Task::Nodes(&f.nodes, 0)])?;
         for (i, o) in f.outputs.iter().enumerate() {
             if !self.lookup(o) {
                 return Err(self.error(&[Seg::Name("outputs"), Seg::Index(i)], "undefined name"));
@@ -229,7 +269,7 @@ impl<'m> Resolver<'m, '_> {
         }
         self.value_info(&f.value_info)?;
         self.path.push(Seg::Name("attribute_defaults"));
-        self.attributes(&f.attribute_defaults)?;
+        self.run(alloc::vec![Task::Attrs(&f.attribute_defaults, 0, 0)])?;
         self.path.pop();
         self.finish(f.nodes.len())?;
         self.fn_domains = None;
@@ -237,58 +277,65 @@ impl<'m> Resolver<'m, '_> {
         Ok(())
     }
 
-    fn nodes(&mut self, nodes: &'m [Node<'_>]) -> R<()> {
-        for (i, n) in nodes.iter().enumerate() {
+    /// Node `i` of the innermost graph: its domain (rule 4) and inputs (rule 2), then its
+    /// subgraphs and the next node; past the last node, the graph has no current node.
+    fn node<'a>(&mut self, nodes: &'m [Node<'a>], i: usize, tasks: &mut Vec<Task<'m, 'a>>) -> R<()> {
+        let Some(n) = nodes.get(i) else {
             if let Some(top) = self.frames.last_mut() {
-                top.current = i;
+                top.current = NO_NODE;
             }
-            let domain = normal_domain(&n.domain);
-            let known = match &self.fn_domains {
-                Some(d) => d.contains(domain),
-                None => self.model_domains.contains(domain),
-            };
-            if !known {
-                return Err(self.error(
-                    &[Seg::Name("nodes"), Seg::Index(i), Seg::Name("domain")],
-                    "node domain has no operator set",
-                ));
-            }
-            for (j, input) in n.inputs.iter().enumerate() {
-                if !input.is_empty() && !self.lookup(input) {
-                    let at = [Seg::Name("nodes"), Seg::Index(i), Seg::Name("inputs"), Seg::Index(j)];
-                    return Err(self.error(&at, "undefined name"));
-                }
-            }
-            self.path
-                .extend([Seg::Name("nodes"), Seg::Index(i), Seg::Name("attributes")]);
-            self.attributes(&n.attributes)?;
-            self.path.truncate(self.path.len().saturating_sub(3));
-        }
+            return Ok(());
+        };
         if let Some(top) = self.frames.last_mut() {
-            top.current = NO_NODE;
+            top.current = i;
         }
+        let domain = normal_domain(&n.domain);
+        let known = match &self.fn_domains {
+            Some(d) => d.contains(domain),
+            None => self.model_domains.contains(domain),
+        };
+        if !known {
+            return Err(self.error(
+                &[Seg::Name("nodes"), Seg::Index(i), Seg::Name("domain")],
+                "node domain has no operator set",
+            ));
+        }
+        for (j, input) in n.inputs.iter().enumerate() {
+            if !input.is_empty() && !self.lookup(input) {
+                let at = [Seg::Name("nodes"), Seg::Index(i), Seg::Name("inputs"), Seg::Index(j)];
+                return Err(self.error(&at, "undefined name"));
+            }
+        }
+        tasks.push(Task::Nodes(nodes, i + 1));
+        tasks.push(Task::Pop(3));
+        tasks.push(Task::Attrs(&n.attributes, 0, 0));
+        self.path
+            .extend([Seg::Name("nodes"), Seg::Index(i), Seg::Name("attributes")]);
         Ok(())
     }
 
-    fn attributes(&mut self, attrs: &'m [Attribute<'_>]) -> R<()> {
-        for (k, a) in attrs.iter().enumerate() {
-            match &a.value {
-                Some(AttrValue::Graph(g)) => {
-                    self.path.extend([Seg::Index(k), Seg::Name("value")]);
-                    self.graph(g)?;
-                    self.path.truncate(self.path.len().saturating_sub(2));
+    /// Schedules the next subgraph at or after attribute `k`, graph `l` (GRAPH values count
+    /// as one graph), with its path.
+    fn subgraph<'a>(&mut self, attrs: &'m [Attribute<'a>], k: usize, l: usize, tasks: &mut Vec<Task<'m, 'a>>) {
+        let mut l = l;
+        for (k, a) in attrs.iter().enumerate().skip(k) {
+            let next = match &a.value {
+                Some(AttrValue::Graph(g)) if l == 0 => Some((&**g, false)),
+                Some(AttrValue::Graphs(gs)) => gs.get(l).map(|g| (g, true)),
+                _ => None,
+            };
+            if let Some((g, in_list)) = next {
+                tasks.push(Task::Attrs(attrs, k, l + 1));
+                tasks.push(Task::Pop(if in_list { 3 } else { 2 }));
+                tasks.push(Task::Graph(g));
+                self.path.extend([Seg::Index(k), Seg::Name("value")]);
+                if in_list {
+                    self.path.push(Seg::Index(l));
                 }
-                Some(AttrValue::Graphs(gs)) => {
-                    for (l, g) in gs.iter().enumerate() {
-                        self.path.extend([Seg::Index(k), Seg::Name("value"), Seg::Index(l)]);
-                        self.graph(g)?;
-                        self.path.truncate(self.path.len().saturating_sub(3));
-                    }
-                }
-                _ => {}
+                return;
             }
+            l = 0;
         }
-        Ok(())
     }
 
     /// §3.1 rule 5: each entry names a visible value, at most once per graph.

@@ -2,6 +2,7 @@
 //! serialised `ModelProto` into the same [`crate::onemodel::Model`] a OneModel file gives,
 //! [`write_model`] serialises one back. `wire` holds the protobuf primitives.
 
+mod nested;
 pub mod read;
 pub mod wire;
 pub mod write;

@@ -10,17 +10,16 @@ use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use crate::onemodel::tensor;
 use alloc::borrow::Cow;
-use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-type R<T> = Result<T, Error>;
+pub(super) type R<T> = Result<T, Error>;
 
 /// Runs `$body` for each field of the message `$buf` at absolute offset `$base`, with `$d`
 /// the decoder and `$f` the field, rejecting a second occurrence of any number in
-/// `$singular` (§6.1). A macro rather than a closure-taking method so that nesting costs
-/// one stack frame per message level (graphs nest 64 deep).
+/// `$singular` (§6.1). Used for the messages that hold no graph or type; those that do are
+/// decoded by `nested` on a heap stack (§3.3).
 macro_rules! each {
     ($self:ident, $buf:expr, $base:expr, $singular:expr, |$d:ident, $f:ident| $body:block) => {{
         let mut seen: u64 = 0;
@@ -50,8 +49,9 @@ macro_rules! nested {
     }};
 }
 
+/// One step of an error path (`onnx.graph.node[3]`).
 #[derive(Clone, Copy)]
-enum Seg {
+pub(super) enum Seg {
     Name(&'static str),
     Index(&'static str, usize),
 }
@@ -89,9 +89,11 @@ pub type ExternalError = (ErrorKind, &'static str);
 /// Supplies the bytes of an external tensor (std-io reads them from the model's folder).
 pub type Resolver<'r> = dyn FnMut(&ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> + 'r;
 
-struct Decoder<'r> {
-    path: Vec<Seg>,
-    max_nesting: usize,
+/// The decoder's state: the path of the message being decoded (for errors), the nesting
+/// limit, and the resolver for external tensors.
+pub(super) struct Decoder<'r> {
+    pub(super) path: Vec<Seg>,
+    pub(super) max_nesting: usize,
     resolver: Option<&'r mut Resolver<'r>>,
 }
 
@@ -132,7 +134,7 @@ fn utf8(b: &[u8]) -> Option<String> {
 }
 
 impl Decoder<'_> {
-    fn error(&self, kind: ErrorKind, offset: usize, message: &'static str) -> Error {
+    pub(super) fn error(&self, kind: ErrorKind, offset: usize, message: &'static str) -> Error {
         let mut path = String::from("onnx");
         for s in &self.path {
             match s {
@@ -148,18 +150,18 @@ impl Decoder<'_> {
         Error::at_path(kind, path, Some(offset as u64), message)
     }
 
-    fn wire(&self, e: WireError) -> Error {
+    pub(super) fn wire(&self, e: WireError) -> Error {
         self.error(ErrorKind::Malformed, e.offset, e.what)
     }
 
-    fn bytes<'a>(&self, f: &Field<'a>) -> R<&'a [u8]> {
+    pub(super) fn bytes<'a>(&self, f: &Field<'a>) -> R<&'a [u8]> {
         match f.value {
             Value::Len(b) => Ok(b),
             _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
         }
     }
 
-    fn string(&self, f: &Field<'_>) -> R<String> {
+    pub(super) fn string(&self, f: &Field<'_>) -> R<String> {
         let b = self.bytes(f)?;
         utf8(b).ok_or_else(|| self.error(ErrorKind::Malformed, f.payload, "string is not UTF-8"))
     }
@@ -171,7 +173,7 @@ impl Decoder<'_> {
         }
     }
 
-    fn int64(&self, f: &Field<'_>) -> R<i64> {
+    pub(super) fn int64(&self, f: &Field<'_>) -> R<i64> {
         Ok(self.varint(f)? as i64)
     }
 
@@ -184,7 +186,7 @@ impl Decoder<'_> {
     }
 
     /// Repeated varints, packed or not.
-    fn push_varints(&self, f: &Field<'_>, out: &mut Vec<u64>) -> R<()> {
+    pub(super) fn push_varints(&self, f: &Field<'_>, out: &mut Vec<u64>) -> R<()> {
         match f.value {
             Value::Varint(v) => out.push(v),
             Value::Len(b) => {
@@ -201,7 +203,7 @@ impl Decoder<'_> {
     }
 
     /// Repeated fixed-size values (4 or 8 bytes), packed or not, as little-endian u64.
-    fn push_fixed(&self, f: &Field<'_>, width: usize, out: &mut Vec<u64>) -> R<()> {
+    pub(super) fn push_fixed(&self, f: &Field<'_>, width: usize, out: &mut Vec<u64>) -> R<()> {
         match (f.value, width) {
             (Value::Fixed32(v), 4) => out.push(u64::from(v)),
             (Value::Fixed64(v), 8) => out.push(v),
@@ -224,11 +226,12 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    fn enter(&self, depth: usize, offset: usize) -> R<()> {
-        if depth > self.max_nesting {
-            return Err(self.error(ErrorKind::LimitExceeded, offset, "graphs and types nested too deeply"));
-        }
-        Ok(())
+    /// Runs `f` with `seg` appended to the path (errors inside it are located there).
+    pub(super) fn within<T>(&mut self, seg: Seg, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        self.path.push(seg);
+        let r = f(self);
+        self.path.pop();
+        r
     }
 
     fn model<'a>(&mut self, buf: &'a [u8], base: usize) -> R<Model<'a>> {
@@ -306,7 +309,7 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    fn opset(&mut self, buf: &[u8], base: usize) -> R<OperatorSet> {
+    pub(super) fn opset(&mut self, buf: &[u8], base: usize) -> R<OperatorSet> {
         let mut o = OperatorSet::default();
         each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
@@ -319,7 +322,7 @@ impl Decoder<'_> {
         Ok(o)
     }
 
-    fn entry(&mut self, buf: &[u8], base: usize) -> R<StringEntry> {
+    pub(super) fn entry(&mut self, buf: &[u8], base: usize) -> R<StringEntry> {
         let mut e = StringEntry::default();
         each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
@@ -332,254 +335,7 @@ impl Decoder<'_> {
         Ok(e)
     }
 
-    fn graph<'a>(&mut self, buf: &'a [u8], base: usize, depth: usize) -> R<Graph<'a>> {
-        self.enter(depth, base)?;
-        let mut g = Graph::default();
-        let mut n = [0usize; 17];
-        each!(self, buf, base, &[2, 10], |d, f| {
-            let i = n.get(f.number as usize).copied().unwrap_or(0);
-            if let Some(c) = n.get_mut(f.number as usize) {
-                *c += 1;
-            }
-            match f.number {
-                1 => {
-                    let b = d.bytes(&f)?;
-                    g.nodes
-                        .push(nested!(d, Seg::Index("node", i), d.node(b, f.payload, depth))?);
-                }
-                2 => g.name = d.string(&f)?,
-                5 => {
-                    let b = d.bytes(&f)?;
-                    g.initializers
-                        .push(nested!(d, Seg::Index("initializer", i), d.tensor(b, f.payload))?);
-                }
-                10 => g.doc = d.string(&f)?,
-                11..=13 => {
-                    let b = d.bytes(&f)?;
-                    let name = match f.number {
-                        11 => "input",
-                        12 => "output",
-                        _ => "value_info",
-                    };
-                    let v = nested!(d, Seg::Index(name, i), d.value_info(b, f.payload, depth))?;
-                    match f.number {
-                        11 => g.inputs.push(v),
-                        12 => g.outputs.push(v),
-                        _ => g.value_info.push(v),
-                    }
-                }
-                14 => {
-                    return Err(d.error(
-                        ErrorKind::Unsupported,
-                        f.offset,
-                        "quantization_annotation is not carried",
-                    ));
-                }
-                15 => {
-                    let b = d.bytes(&f)?;
-                    g.sparse_initializers.push(nested!(
-                        d,
-                        Seg::Index("sparse_initializer", i),
-                        d.sparse(b, f.payload)
-                    )?);
-                }
-                16 => {
-                    let b = d.bytes(&f)?;
-                    g.metadata
-                        .push(nested!(d, Seg::Index("metadata_props", i), d.entry(b, f.payload))?);
-                }
-                _ => {}
-            }
-            Ok(())
-        });
-        Ok(g)
-    }
-
-    fn value_info(&mut self, buf: &[u8], base: usize, depth: usize) -> R<TypedName> {
-        let mut v = TypedName::default();
-        let mut n_meta = 0;
-        each!(self, buf, base, &[1, 2, 3], |d, f| {
-            match f.number {
-                1 => v.name = d.string(&f)?,
-                2 => {
-                    let b = d.bytes(&f)?;
-                    v.ty = Some(nested!(d, Seg::Name("type"), d.ty(b, f.payload, depth + 1))?);
-                }
-                3 => v.doc = d.string(&f)?,
-                4 => {
-                    let b = d.bytes(&f)?;
-                    v.metadata
-                        .push(nested!(d, Seg::Index("metadata_props", n_meta), d.entry(b, f.payload))?);
-                    n_meta += 1;
-                }
-                _ => {}
-            }
-            Ok(())
-        });
-        Ok(v)
-    }
-
-    fn node<'a>(&mut self, buf: &'a [u8], base: usize, depth: usize) -> R<Node<'a>> {
-        let mut node = Node::default();
-        let (mut n_attr, mut n_meta) = (0, 0);
-        each!(self, buf, base, &[3, 4, 6, 7, 8], |d, f| {
-            match f.number {
-                1 => node.inputs.push(d.string(&f)?),
-                2 => node.outputs.push(d.string(&f)?),
-                3 => node.name = d.string(&f)?,
-                4 => node.op = d.string(&f)?,
-                5 => {
-                    let b = d.bytes(&f)?;
-                    node.attributes.push(nested!(
-                        d,
-                        Seg::Index("attribute", n_attr),
-                        d.attribute(b, f.payload, depth)
-                    )?);
-                    n_attr += 1;
-                }
-                6 => node.doc = d.string(&f)?,
-                7 => node.domain = d.string(&f)?,
-                8 => node.overload = d.string(&f)?,
-                9 => {
-                    let b = d.bytes(&f)?;
-                    node.metadata
-                        .push(nested!(d, Seg::Index("metadata_props", n_meta), d.entry(b, f.payload))?);
-                    n_meta += 1;
-                }
-                10 => {
-                    return Err(d.error(
-                        ErrorKind::Unsupported,
-                        f.offset,
-                        "device_configurations are not carried",
-                    ));
-                }
-                _ => {}
-            }
-            Ok(())
-        });
-        Ok(node)
-    }
-
-    fn attribute<'a>(&mut self, buf: &'a [u8], base: usize, depth: usize) -> R<Attribute<'a>> {
-        let mut a = Attribute::default();
-        let mut ty: i64 = 0;
-        let (mut f_, mut i_, mut s_, mut t_, mut g_, mut sp_, mut tp_) = (None, None, None, None, None, None, None);
-        let (mut floats, mut ints) = (Vec::new(), Vec::new());
-        let (mut strings, mut tensors, mut graphs, mut sparses, mut types) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut present = [false; 24];
-        each!(self, buf, base, &[1, 2, 3, 4, 5, 6, 13, 14, 20, 21, 22], |d, f| {
-            if let Some(p) = present.get_mut(f.number as usize) {
-                *p = true;
-            }
-            match f.number {
-                1 => a.name = d.string(&f)?,
-                2 => match f.value {
-                    Value::Fixed32(v) => f_ = Some(v),
-                    _ => return Err(d.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
-                },
-                3 => i_ = Some(d.int64(&f)?),
-                4 => s_ = Some(d.bytes(&f)?.to_vec()),
-                5 => {
-                    let b = d.bytes(&f)?;
-                    t_ = Some(nested!(d, Seg::Name("t"), d.tensor(b, f.payload))?);
-                }
-                6 => {
-                    let b = d.bytes(&f)?;
-                    g_ = Some(nested!(d, Seg::Name("g"), d.graph(b, f.payload, depth + 1))?);
-                }
-                7 => {
-                    let mut v = Vec::new();
-                    d.push_fixed(&f, 4, &mut v)?;
-                    floats.extend(v.into_iter().map(|x| u32::try_from(x).unwrap_or(0)));
-                }
-                8 => {
-                    let mut v = Vec::new();
-                    d.push_varints(&f, &mut v)?;
-                    ints.extend(v.into_iter().map(|x| x as i64));
-                }
-                9 => strings.push(d.bytes(&f)?.to_vec()),
-                10 => {
-                    let b = d.bytes(&f)?;
-                    let i = tensors.len();
-                    tensors.push(nested!(d, Seg::Index("tensors", i), d.tensor(b, f.payload))?);
-                }
-                11 => {
-                    let b = d.bytes(&f)?;
-                    let i = graphs.len();
-                    graphs.push(nested!(d, Seg::Index("graphs", i), d.graph(b, f.payload, depth + 1))?);
-                }
-                13 => a.doc = d.string(&f)?,
-                14 => {
-                    let b = d.bytes(&f)?;
-                    tp_ = Some(nested!(d, Seg::Name("tp"), d.ty(b, f.payload, depth + 1))?);
-                }
-                15 => {
-                    let b = d.bytes(&f)?;
-                    let i = types.len();
-                    types.push(nested!(d, Seg::Index("type_protos", i), d.ty(b, f.payload, depth + 1))?);
-                }
-                20 => ty = d.int64(&f)?,
-                21 => a.ref_name = d.string(&f)?,
-                22 => {
-                    let b = d.bytes(&f)?;
-                    sp_ = Some(nested!(d, Seg::Name("sparse_tensor"), d.sparse(b, f.payload))?);
-                }
-                23 => {
-                    let b = d.bytes(&f)?;
-                    let i = sparses.len();
-                    sparses.push(nested!(d, Seg::Index("sparse_tensors", i), d.sparse(b, f.payload))?);
-                }
-                _ => {}
-            }
-            Ok(())
-        });
-        let code = u8::try_from(ty)
-            .ok()
-            .filter(|&c| c <= 14)
-            .ok_or_else(|| self.error(ErrorKind::Unsupported, base, "unsupported attribute type"))?;
-        if code == 0 {
-            return Err(self.error(ErrorKind::Malformed, base, "attribute type missing or 0"));
-        }
-        a.ty = code;
-        if !a.ref_name.is_empty() {
-            return Ok(a);
-        }
-        // The field each type selects (§2.4 value table); other value fields must be absent.
-        let field_of = [0usize, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 22, 23, 14, 15];
-        let own = field_of.get(usize::from(code)).copied().unwrap_or(0);
-        if field_of
-            .iter()
-            .skip(1)
-            .any(|&n| n != own && present.get(n).copied().unwrap_or(false))
-        {
-            return Err(self.error(
-                ErrorKind::Malformed,
-                base,
-                "attribute has a value field of another type",
-            ));
-        }
-        let missing = || self.error(ErrorKind::Malformed, base, "attribute value is missing");
-        a.value = Some(match code {
-            1 => AttrValue::Float(f_.unwrap_or(0)),
-            2 => AttrValue::Int(i_.unwrap_or(0)),
-            3 => AttrValue::String(s_.unwrap_or_default()),
-            4 => AttrValue::Tensor(t_.ok_or_else(missing)?),
-            5 => AttrValue::Graph(Box::new(g_.ok_or_else(missing)?)),
-            6 => AttrValue::Floats(floats),
-            7 => AttrValue::Ints(ints),
-            8 => AttrValue::Strings(strings),
-            9 => AttrValue::Tensors(tensors),
-            10 => AttrValue::Graphs(graphs),
-            11 => AttrValue::SparseTensor(Box::new(sp_.ok_or_else(missing)?)),
-            12 => AttrValue::SparseTensors(sparses),
-            13 => AttrValue::Type(tp_.ok_or_else(missing)?),
-            _ => AttrValue::Types(types),
-        });
-        Ok(a)
-    }
-
-    fn tensor<'a>(&mut self, buf: &'a [u8], base: usize) -> R<Tensor<'a>> {
+    pub(super) fn tensor<'a>(&mut self, buf: &'a [u8], base: usize) -> R<Tensor<'a>> {
         let mut t = Tensor::default();
         let mut dims = Vec::new();
         let mut dtype: i64 = 0;
@@ -780,7 +536,7 @@ impl Decoder<'_> {
         Ok(out)
     }
 
-    fn sparse<'a>(&mut self, buf: &'a [u8], base: usize) -> R<SparseTensor<'a>> {
+    pub(super) fn sparse<'a>(&mut self, buf: &'a [u8], base: usize) -> R<SparseTensor<'a>> {
         let (mut values, mut indices, mut dims) = (None, None, Vec::new());
         each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
@@ -809,59 +565,7 @@ impl Decoder<'_> {
         Ok(SparseTensor { values, indices, dims })
     }
 
-    fn ty(&mut self, buf: &[u8], base: usize, depth: usize) -> R<Type> {
-        self.enter(depth, base)?;
-        let mut kind = None;
-        let mut denotation = String::new();
-        each!(self, buf, base, &[1, 4, 5, 6, 8, 9], |d, f| {
-            let k = match f.number {
-                1 | 8 => {
-                    let b = d.bytes(&f)?;
-                    let (elem_type, shape) = d.tensor_type(b, f.payload)?;
-                    Some(if f.number == 1 {
-                        TypeKind::Tensor { elem_type, shape }
-                    } else {
-                        TypeKind::SparseTensor { elem_type, shape }
-                    })
-                }
-                4 | 9 => {
-                    let b = d.bytes(&f)?;
-                    let name = if f.number == 4 {
-                        "sequence_type"
-                    } else {
-                        "optional_type"
-                    };
-                    let elem = nested!(d, Seg::Name(name), d.single_elem(b, f.payload, depth))?;
-                    Some(if f.number == 4 {
-                        TypeKind::Sequence(Box::new(elem))
-                    } else {
-                        TypeKind::Optional(Box::new(elem))
-                    })
-                }
-                5 => {
-                    let b = d.bytes(&f)?;
-                    Some(nested!(d, Seg::Name("map_type"), d.map_type(b, f.payload, depth))?)
-                }
-                6 => {
-                    denotation = d.string(&f)?;
-                    None
-                }
-                7 => return Err(d.error(ErrorKind::Unsupported, f.offset, "opaque types are not supported")),
-                _ => None,
-            };
-            if let Some(k) = k {
-                if kind.is_some() {
-                    return Err(d.error(ErrorKind::Malformed, f.offset, "type with more than one kind"));
-                }
-                kind = Some(k);
-            }
-            Ok(())
-        });
-        let kind = kind.ok_or_else(|| self.error(ErrorKind::Unsupported, base, "type without a kind"))?;
-        Ok(Type { denotation, kind })
-    }
-
-    fn elem_code(&self, f: &Field<'_>) -> R<u8> {
+    pub(super) fn elem_code(&self, f: &Field<'_>) -> R<u8> {
         let v = self.int32(f)?;
         u8::try_from(v)
             .ok()
@@ -869,7 +573,7 @@ impl Decoder<'_> {
             .ok_or_else(|| self.error(ErrorKind::Unsupported, f.payload, "unsupported element type"))
     }
 
-    fn tensor_type(&mut self, buf: &[u8], base: usize) -> R<(u8, Option<Vec<Dim>>)> {
+    pub(super) fn tensor_type(&mut self, buf: &[u8], base: usize) -> R<(u8, Option<Vec<Dim>>)> {
         let (mut elem, mut shape) = (0u8, None);
         each!(self, buf, base, &[1, 2], |d, f| {
             match f.number {
@@ -905,84 +609,5 @@ impl Decoder<'_> {
             Ok(())
         });
         Ok(dims)
-    }
-
-    fn single_elem(&mut self, buf: &[u8], base: usize, depth: usize) -> R<Type> {
-        let mut elem = None;
-        each!(self, buf, base, &[1], |d, f| {
-            if f.number == 1 {
-                elem = Some(d.ty(d.bytes(&f)?, f.payload, depth + 1)?);
-            }
-            Ok(())
-        });
-        elem.ok_or_else(|| self.error(ErrorKind::Malformed, base, "element type missing"))
-    }
-
-    fn map_type(&mut self, buf: &[u8], base: usize, depth: usize) -> R<TypeKind> {
-        let (mut key, mut value) = (0u8, None);
-        each!(self, buf, base, &[1, 2], |d, f| {
-            match f.number {
-                1 => key = d.elem_code(&f)?,
-                2 => value = Some(d.ty(d.bytes(&f)?, f.payload, depth + 1)?),
-                _ => {}
-            }
-            Ok(())
-        });
-        let value = value.ok_or_else(|| self.error(ErrorKind::Malformed, base, "map value type missing"))?;
-        Ok(TypeKind::Map {
-            key_type: key,
-            value: Box::new(value),
-        })
-    }
-
-    fn function<'a>(&mut self, buf: &'a [u8], base: usize) -> R<Function<'a>> {
-        let mut func = Function::default();
-        let mut n = [0usize; 15];
-        each!(self, buf, base, &[1, 8, 10, 13], |d, f| {
-            let i = n.get(f.number as usize).copied().unwrap_or(0);
-            if let Some(c) = n.get_mut(f.number as usize) {
-                *c += 1;
-            }
-            match f.number {
-                1 => func.name = d.string(&f)?,
-                4 => func.inputs.push(d.string(&f)?),
-                5 => func.outputs.push(d.string(&f)?),
-                6 => func.attribute_names.push(d.string(&f)?),
-                7 => {
-                    let b = d.bytes(&f)?;
-                    func.nodes
-                        .push(nested!(d, Seg::Index("node", i), d.node(b, f.payload, 1))?);
-                }
-                8 => func.doc = d.string(&f)?,
-                9 => {
-                    let b = d.bytes(&f)?;
-                    func.opsets
-                        .push(nested!(d, Seg::Index("opset_import", i), d.opset(b, f.payload))?);
-                }
-                10 => func.domain = d.string(&f)?,
-                11 => {
-                    let b = d.bytes(&f)?;
-                    func.attribute_defaults.push(nested!(
-                        d,
-                        Seg::Index("attribute_proto", i),
-                        d.attribute(b, f.payload, 1)
-                    )?);
-                }
-                12 => {
-                    let b = d.bytes(&f)?;
-                    func.value_info
-                        .push(nested!(d, Seg::Index("value_info", i), d.value_info(b, f.payload, 1))?);
-                }
-                13 => func.overload = d.string(&f)?,
-                14 => {
-                    let b = d.bytes(&f)?;
-                    func.metadata
-                        .push(nested!(d, Seg::Index("metadata_props", i), d.entry(b, f.payload))?);
-                }
-                _ => {}
-            }
-            Ok(())
-        });
-        Ok(func)
     }
 }
