@@ -1,0 +1,180 @@
+//! Disk-to-disk cases, every side a child process measured the same way (wall time with
+//! process start, peak RSS from `wait4`): ONNX → OneModel, MPK extraction against GNU tar,
+//! mvb export and import against `sha256sum` + GNU tar.
+
+use super::{Case, Goal, Imp, Mem};
+use crate::data::{remove, size_of};
+use crate::measure::{children, fail};
+use std::path::{Path, PathBuf};
+
+const MIB: u64 = 1 << 20;
+
+/// The `modelgate` binary cargo built for this benchmark.
+pub fn modelgate() -> String {
+    env!("CARGO_BIN_EXE_modelgate").to_string()
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn argv(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|p| (*p).to_string()).collect()
+}
+
+fn fresh_dir(p: &Path) {
+    remove(p);
+    std::fs::create_dir_all(p).unwrap_or_else(|e| fail(&format!("{}: {e}", p.display())));
+}
+
+/// `modelgate onemodel convert` of the ONNX fixture (the Python peer is in compare.py).
+pub fn onnx_convert(onnx: &Path, work: &Path) -> Case {
+    let out = work.join("converted.onemodel");
+    let cmd = vec![argv(&[&modelgate(), "onemodel", "convert", &s(onnx), &s(&out)])];
+    let dir = work.to_path_buf();
+    Case {
+        name: "ONNX → OneModel",
+        bytes: size_of(onnx),
+        mem: Mem::Rss,
+        imps: vec![Imp::new("modelgate onemodel convert", move || {
+            remove(&out);
+            children(&cmd, &dir)
+        })],
+        goals: vec![],
+    }
+}
+
+/// `modelgate mpk extract` against `tar -xzf` of the same package.
+pub fn mpk_extract(package: &Path, work: &Path) -> Case {
+    let (ours, theirs) = (work.join("mpk-modelgate"), work.join("mpk-tar"));
+    let ours_cmd = vec![argv(&[&modelgate(), "mpk", "extract", &s(package), &s(&ours)])];
+    let tar_cmd = vec![argv(&["tar", "-xzf", &s(package), "-C", &s(&theirs)])];
+    let (d1, d2) = (work.to_path_buf(), work.to_path_buf());
+    Case {
+        name: "MPK extract",
+        bytes: size_of(package),
+        mem: Mem::Rss,
+        imps: vec![
+            Imp::new("modelgate mpk extract", move || {
+                remove(&ours);
+                children(&ours_cmd, &d1)
+            }),
+            Imp::new("GNU tar -xzf", move || {
+                fresh_dir(&theirs);
+                children(&tar_cmd, &d2)
+            }),
+        ],
+        goals: vec![
+            Goal::Speed {
+                peer: "GNU tar -xzf",
+                at_least: 1.0,
+                text: "≥ 1.0× GNU tar",
+            },
+            Goal::Memory {
+                bytes: 32 * MIB,
+                text: "peak RSS ≤ 32 MiB",
+            },
+        ],
+    }
+}
+
+/// Bundle paths of the payload files under `root` (relative, sorted).
+fn payload(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let model = root.join("model");
+    for e in std::fs::read_dir(&model).unwrap_or_else(|e| fail(&format!("{}: {e}", model.display()))) {
+        let name = e
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        files.push(s(&model.join(name)));
+    }
+    files.sort();
+    files
+}
+
+/// `modelgate mvb export` against `sha256sum` of the payload plus `tar -cf` of the folder.
+pub fn mvb_export(bundle: &Path, work: &Path) -> Case {
+    let out = work.join("mvb-export");
+    let tar_out = work.join("mvb-export-tar.tar");
+    let ours = vec![argv(&[&modelgate(), "mvb", "export", &s(bundle), &s(&out)])];
+    let mut sum = vec!["sha256sum".to_string()];
+    sum.extend(payload(bundle));
+    let theirs = vec![sum, argv(&["tar", "-cf", &s(&tar_out), "-C", &s(bundle), "."])];
+    let (b, d1, d2) = (bundle.to_path_buf(), work.to_path_buf(), work.to_path_buf());
+    Case {
+        name: "mvb export",
+        bytes: size_of(&bundle.join("model")),
+        mem: Mem::Rss,
+        imps: vec![
+            Imp::new("modelgate mvb export", move || {
+                fresh_dir(&out);
+                remove(&b.join("exports.json"));
+                let sample = children(&ours, &d1);
+                remove(&b.join("exports.json"));
+                sample
+            }),
+            Imp::new("sha256sum + GNU tar -cf", move || {
+                remove(&tar_out);
+                children(&theirs, &d2)
+            }),
+        ],
+        goals: vec![
+            Goal::Speed {
+                peer: "sha256sum + GNU tar -cf",
+                at_least: 1.0,
+                text: "≤ 1.0× the sum of their times",
+            },
+            Goal::Memory {
+                bytes: 32 * MIB,
+                text: "peak RSS ≤ 32 MiB",
+            },
+        ],
+    }
+}
+
+/// `modelgate mvb import` against `sha256sum` of the tar, `tar -xf`, `sha256sum` of the
+/// extracted payload.
+pub fn mvb_import(export: &Path, id: &str, work: &Path) -> Case {
+    let vault = work.join("mvb-vault");
+    let extracted = work.join("mvb-tar-x");
+    let ours = vec![argv(&[&modelgate(), "mvb", "import", &s(export), &s(&vault)])];
+    let root: PathBuf = extracted.join(id);
+    let theirs_first = vec![
+        argv(&["sha256sum", &s(export)]),
+        argv(&["tar", "-xf", &s(export), "-C", &s(&extracted)]),
+    ];
+    let (d1, d2) = (work.to_path_buf(), work.to_path_buf());
+    Case {
+        name: "mvb import",
+        bytes: size_of(export),
+        mem: Mem::Rss,
+        imps: vec![
+            Imp::new("modelgate mvb import", move || {
+                fresh_dir(&vault);
+                children(&ours, &d1)
+            }),
+            Imp::new("sha256sum + GNU tar -xf + sha256sum", move || {
+                fresh_dir(&extracted);
+                let a = children(&theirs_first, &d2);
+                let mut sum = vec!["sha256sum".to_string()];
+                sum.extend(payload(&root));
+                let b = children(&[sum], &d2);
+                crate::measure::Sample {
+                    time: a.time + b.time,
+                    mem: a.mem.max(b.mem),
+                }
+            }),
+        ],
+        goals: vec![
+            Goal::Speed {
+                peer: "sha256sum + GNU tar -xf + sha256sum",
+                at_least: 1.0 / 0.6,
+                text: "≤ 0.6× the sum of their times",
+            },
+            Goal::Memory {
+                bytes: 32 * MIB,
+                text: "peak RSS ≤ 32 MiB",
+            },
+        ],
+    }
+}

@@ -1,0 +1,210 @@
+//! In-process cases: mlbundle `read_container` against the `zip` crate and raw
+//! miniz_oxide inflate, strict JSON against serde_json, OneModel open against safetensors.
+
+use super::{Case, Goal, Imp, Mem};
+use crate::data::read;
+use crate::measure::{fail, in_process};
+use miniz_oxide::inflate::TINFLStatus;
+use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+use modelgate_core::json;
+use modelgate_core::mlbundle::{ArchiveLimits, read_container};
+use std::io::{Cursor, Read};
+use std::path::Path;
+use std::rc::Rc;
+
+/// `read_container` of the bundle at `path`, with the default (ceiling) limits.
+fn modelgate_bundle(data: &Rc<Vec<u8>>) -> Imp {
+    let data = Rc::clone(data);
+    Imp::new("modelgate read_container", move || {
+        in_process(|| read_container(&data, &ArchiveLimits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}"))))
+    })
+}
+
+/// Every member read to its end through the `zip` crate, which checks CRC-32 at the end.
+fn zip_crate(data: &Rc<Vec<u8>>) -> Imp {
+    let data = Rc::clone(data);
+    Imp::new("zip crate", move || {
+        in_process(|| {
+            let mut z = zip::ZipArchive::new(Cursor::new(data.as_slice())).unwrap_or_else(|e| fail(&format!("{e}")));
+            let mut out = Vec::new();
+            for i in 0..z.len() {
+                let mut f = z.by_index(i).unwrap_or_else(|e| fail(&format!("{e}")));
+                let mut v = Vec::with_capacity(usize::try_from(f.size()).unwrap_or(0));
+                f.read_to_end(&mut v).unwrap_or_else(|e| fail(&format!("{e}")));
+                out.push(v);
+            }
+            out
+        })
+    })
+}
+
+/// (start, end, uncompressed size) of every deflated member's raw stream.
+fn streams(data: &[u8]) -> Vec<(usize, usize, usize)> {
+    let mut z = zip::ZipArchive::new(Cursor::new(data)).unwrap_or_else(|e| fail(&format!("{e}")));
+    (0..z.len())
+        .filter_map(|i| {
+            let f = z.by_index_raw(i).ok()?;
+            let start = usize::try_from(f.data_start()?).ok()?;
+            let end = start + usize::try_from(f.compressed_size()).ok()?;
+            Some((start, end, usize::try_from(f.size()).ok()?))
+        })
+        .collect()
+}
+
+/// The members' raw deflate streams inflated by miniz_oxide into exact-size buffers, no
+/// checks: the floor any deflate-based reader stands on.
+fn raw_inflate(data: &Rc<Vec<u8>>) -> Imp {
+    let data = Rc::clone(data);
+    let parts = streams(&data);
+    Imp::new("miniz_oxide raw inflate", move || {
+        in_process(|| {
+            let mut out = Vec::new();
+            for &(a, b, n) in &parts {
+                let mut buf = vec![0u8; n];
+                let mut r = DecompressorOxide::new();
+                let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+                let (status, _, written) = decompress(&mut r, &data[a..b], &mut buf, 0, flags);
+                if status != TINFLStatus::Done || written != n {
+                    fail(&format!("raw inflate: {status:?}"));
+                }
+                out.push(buf);
+            }
+            out
+        })
+    })
+}
+
+/// mlbundle with deflated members: modelgate, the zip crate, raw inflate.
+pub fn mlbundle_deflated(path: &Path, member_bytes: u64) -> Case {
+    let data = Rc::new(read(path));
+    Case {
+        name: "mlbundle read, deflated",
+        bytes: member_bytes,
+        mem: Mem::Heap,
+        imps: vec![modelgate_bundle(&data), zip_crate(&data), raw_inflate(&data)],
+        goals: vec![
+            Goal::Speed {
+                peer: "zip crate",
+                at_least: 1.0,
+                text: "≥ 1.0× the zip crate",
+            },
+            Goal::Speed {
+                peer: "miniz_oxide raw inflate",
+                at_least: 0.8,
+                text: "≥ 0.8× raw miniz_oxide inflate",
+            },
+        ],
+    }
+}
+
+/// mlbundle with stored members: modelgate against the zip crate.
+pub fn mlbundle_stored(path: &Path, member_bytes: u64) -> Case {
+    let data = Rc::new(read(path));
+    Case {
+        name: "mlbundle read, stored",
+        bytes: member_bytes,
+        mem: Mem::Heap,
+        imps: vec![modelgate_bundle(&data), zip_crate(&data)],
+        goals: vec![Goal::Speed {
+            peer: "zip crate",
+            at_least: 1.2,
+            text: "≥ 1.2× the zip crate",
+        }],
+    }
+}
+
+/// Strict validation of the forest JSON against serde_json into `IgnoredAny`.
+pub fn json_validate(path: &Path) -> Case {
+    let data = Rc::new(read(path));
+    let (a, b) = (Rc::clone(&data), Rc::clone(&data));
+    Case {
+        name: "JSON validate",
+        bytes: data.len() as u64,
+        mem: Mem::Heap,
+        imps: vec![
+            Imp::new("modelgate json::validate", move || {
+                in_process(|| json::validate(&a, json::Limits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}"))))
+            }),
+            Imp::new("serde_json IgnoredAny", move || {
+                in_process(|| {
+                    serde_json::from_slice::<serde::de::IgnoredAny>(&b).unwrap_or_else(|e| fail(&format!("{e}")))
+                })
+            }),
+        ],
+        goals: vec![Goal::Speed {
+            peer: "serde_json IgnoredAny",
+            at_least: 1.0,
+            text: "≥ 1.0× serde_json IgnoredAny",
+        }],
+    }
+}
+
+/// Strict parsing of the forest JSON into the owned value against serde_json's `Value`.
+pub fn json_value(path: &Path) -> Case {
+    let data = Rc::new(read(path));
+    let (a, b) = (Rc::clone(&data), Rc::clone(&data));
+    Case {
+        name: "JSON into value",
+        bytes: data.len() as u64,
+        mem: Mem::Heap,
+        imps: vec![
+            Imp::new("modelgate json::parse", move || {
+                in_process(|| json::parse(&a, json::Limits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}"))))
+            }),
+            Imp::new("serde_json Value", move || {
+                in_process(|| serde_json::from_slice::<serde_json::Value>(&b).unwrap_or_else(|e| fail(&format!("{e}"))))
+            }),
+        ],
+        goals: vec![Goal::Speed {
+            peer: "serde_json Value",
+            at_least: 1.5,
+            text: "≥ 1.5× serde_json Value",
+        }],
+    }
+}
+
+/// `modelgate check`'s validating read of a OneModel file (mapped), as an implementation.
+fn onemodel_check(name: &str, path: &Path) -> Imp {
+    let path = path.to_path_buf();
+    let format = modelgate_io::check::by_name("onemodel").unwrap_or_else(|| fail("no onemodel format"));
+    Imp::new(name, move || {
+        in_process(|| format.check(&path).unwrap_or_else(|e| fail(&format!("{e:?}"))))
+    })
+}
+
+/// OneModel open + full validation against `SafeTensors::deserialize` of the same tensors,
+/// both over a memory map; and the same model with 1/16 of the tensor bytes.
+pub fn onemodel_open(big: &Path, safetensors: &Path, small: &Path) -> Case {
+    let st = safetensors.to_path_buf();
+    let bytes = crate::data::size_of(big);
+    Case {
+        name: "OneModel open + validate",
+        bytes,
+        mem: Mem::Heap,
+        imps: vec![
+            onemodel_check("modelgate check (mapped)", big),
+            Imp::new("safetensors deserialize (mapped)", move || {
+                in_process(|| {
+                    let map = modelgate_io::mmap::load(&st, u64::MAX).unwrap_or_else(|e| fail(&format!("{e}")));
+                    let n = safetensors::SafeTensors::deserialize(&map)
+                        .map(|t| t.len())
+                        .unwrap_or_else(|e| fail(&format!("{e}")));
+                    (map, n)
+                })
+            }),
+            onemodel_check("modelgate, 1/16 of the tensor bytes", small),
+        ],
+        goals: vec![
+            Goal::Speed {
+                peer: "safetensors deserialize (mapped)",
+                at_least: 1.0,
+                text: "≤ 1.0× safetensors' time",
+            },
+            Goal::Speed {
+                peer: "modelgate, 1/16 of the tensor bytes",
+                at_least: 0.8,
+                text: "time independent of tensor bytes (≤ 1.25× the 1/16 file)",
+            },
+        ],
+    }
+}

@@ -1,0 +1,79 @@
+//! Timing one run: in process (wall time and peak heap from the counting allocator) or as
+//! child processes (wall time including process start, peak RSS from `wait4`).
+
+use crate::sys;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One measured run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sample {
+    /// Wall time.
+    pub time: Duration,
+    /// Peak memory in bytes: live heap above the start for in-process runs, the largest
+    /// child's RSS for child runs.
+    pub mem: u64,
+}
+
+/// Runs `f` in process; the value it returns is dropped after the clock stops.
+pub fn in_process<T>(f: impl FnOnce() -> T) -> Sample {
+    let base = sys::reset_peak();
+    let start = Instant::now();
+    let value = f();
+    let time = start.elapsed();
+    let mem = sys::peak().saturating_sub(base) as u64;
+    drop(value);
+    Sample { time, mem }
+}
+
+/// Runs each command in turn as a child process (stdout discarded); the times add up and
+/// the memory is the largest child's peak RSS. A failing command ends the benchmark: a
+/// peer that did not do the work must not be timed.
+pub fn children(commands: &[Vec<String>], dir: &Path) -> Sample {
+    let mut total = Sample::default();
+    for argv in commands {
+        let s = child(argv, dir);
+        total.time += s.time;
+        total.mem = total.mem.max(s.mem);
+    }
+    total
+}
+
+#[expect(clippy::zombie_processes, reason = "the child is reaped by wait4 in sys::wait_rss")]
+fn child(argv: &[String], dir: &Path) -> Sample {
+    let (program, args) = argv.split_first().unwrap_or_else(|| fail("empty command"));
+    let start = Instant::now();
+    let spawned = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| fail(&format!("cannot start {program}: {e}")));
+    let (code, rss) = sys::wait_rss(&spawned).unwrap_or_else(|e| fail(&format!("wait4 {program}: {e}")));
+    let time = start.elapsed();
+    if code != 0 {
+        fail(&format!("{} exited with {code}", argv.join(" ")));
+    }
+    Sample { time, mem: rss }
+}
+
+/// Prints `msg` and ends the benchmark with exit status 1.
+pub fn fail(msg: &str) -> ! {
+    eprintln!("compare: {msg}");
+    std::process::exit(1)
+}
+
+/// The median of the samples' times and the largest memory seen.
+pub fn summarise(samples: &[Sample]) -> Sample {
+    let mut times: Vec<Duration> = samples.iter().map(|s| s.time).collect();
+    times.sort();
+    let n = times.len();
+    let time = match n {
+        0 => Duration::ZERO,
+        _ if n % 2 == 1 => times[n / 2],
+        _ => (times[n / 2 - 1] + times[n / 2]) / 2,
+    };
+    let mem = samples.iter().map(|s| s.mem).max().unwrap_or(0);
+    Sample { time, mem }
+}

@@ -1,0 +1,195 @@
+//! Model fixtures: a transformer-shaped model (embedding, attention and MLP float32
+//! weights, optional sparse initializers) written as ONNX protobuf by `onnx::write_model`,
+//! as OneModel by `onemodel::write`, and the same dense tensors as safetensors.
+
+use crate::data::{cached, write};
+use crate::measure::fail;
+use crate::payload::{sparse, weights};
+use modelgate_core::onemodel::{
+    self, Dim, DimValue, Graph, Model, Node, OperatorSet, SparseTensor, Tensor, TensorData, Type, TypeKind, TypedName,
+};
+use modelgate_core::onnx;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+const FLOAT: u8 = 1;
+const INT64: u8 = 7;
+
+/// Width of every layer of the full-size models.
+pub const D: u64 = 1024;
+
+/// The ONNX fixture (with sparse initializers), `total` bytes of dense weights.
+pub fn onnx_file(dir: &Path, total: u64) -> PathBuf {
+    cached(&dir.join("model.onnx"), &format!("total={total}"), |p| {
+        write(p, &onnx::write_model(&model(total, D, true)));
+    })
+}
+
+/// A OneModel file of `total` bytes of dense weights in layers of width `d` (the tensor
+/// count depends only on `total / d²`).
+pub fn onemodel_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
+    cached(
+        &dir.join(format!("{name}.onemodel")),
+        &format!("total={total} d={d}"),
+        |p| {
+            let m = model(total, d, false);
+            let bytes = onemodel::write(&m).unwrap_or_else(|e| fail(&format!("onemodel::write: {e:?}")));
+            write(p, &bytes);
+        },
+    )
+}
+
+/// The safetensors file of the same tensors as [`onemodel_file`].
+pub fn safetensors_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
+    cached(
+        &dir.join(format!("{name}.safetensors")),
+        &format!("total={total} d={d}"),
+        |p| {
+            write(p, &safetensors_of(&model(total, d, false)));
+        },
+    )
+}
+
+fn tensor(name: String, dtype: u8, dims: Vec<u64>, data: Vec<u8>) -> Tensor<'static> {
+    Tensor {
+        name,
+        dtype,
+        dims,
+        data: TensorData::Raw(Cow::Owned(data)),
+        ..Tensor::default()
+    }
+}
+
+fn dense(name: String, dims: Vec<u64>, seed: u64) -> Tensor<'static> {
+    let bytes = dims.iter().product::<u64>() * 4;
+    tensor(name, FLOAT, dims, weights(usize::try_from(bytes).unwrap_or(0), seed))
+}
+
+fn typed(name: &str, elem_type: u8, dims: &[u64]) -> TypedName {
+    let shape = dims
+        .iter()
+        .map(|&d| Dim {
+            value: DimValue::Value(d),
+            ..Dim::default()
+        })
+        .collect();
+    TypedName {
+        name: name.into(),
+        ty: Some(Type {
+            denotation: String::new(),
+            kind: TypeKind::Tensor {
+                elem_type,
+                shape: Some(shape),
+            },
+        }),
+        ..TypedName::default()
+    }
+}
+
+fn node(name: String, op: &str, inputs: &[&str], output: &str) -> Node<'static> {
+    Node {
+        name,
+        op: op.into(),
+        inputs: inputs.iter().map(|s| (*s).to_string()).collect(),
+        outputs: vec![output.to_string()],
+        ..Node::default()
+    }
+}
+
+/// Layers of 4 attention matrices d×d and two MLP matrices d×4d, then an embedding that
+/// takes the rest of `total`.
+fn model(total: u64, d: u64, with_sparse: bool) -> Model<'static> {
+    let per_layer = 12 * d * d * 4;
+    let layers = total / per_layer;
+    let rows = ((total - layers * per_layer) / (4 * d)).max(1);
+    let mut g = Graph {
+        name: "bench".into(),
+        inputs: vec![typed("ids", INT64, &[1])],
+        outputs: vec![typed("y", FLOAT, &[1, d])],
+        ..Graph::default()
+    };
+    g.initializers.push(dense("embed".into(), vec![rows, d], 100));
+    g.nodes.push(node("embed".into(), "Gather", &["embed", "ids"], "x0"));
+    for l in 0..layers {
+        layer(&mut g, l, d, with_sparse);
+    }
+    g.nodes
+        .push(node("out".into(), "Identity", &[&format!("x{layers}")], "y"));
+    Model {
+        ir_version: 8,
+        opsets: vec![OperatorSet {
+            domain: String::new(),
+            version: 17,
+        }],
+        producer_name: "modelgate-bench".into(),
+        graph: g,
+        ..Model::default()
+    }
+}
+
+fn layer(g: &mut Graph<'static>, l: u64, d: u64, with_sparse: bool) {
+    let w = |s: &str| format!("l{l}.{s}");
+    for (i, s) in ["q", "k", "v", "o"].iter().enumerate() {
+        g.initializers.push(dense(w(s), vec![d, d], l * 16 + i as u64));
+    }
+    g.initializers.push(dense(w("up"), vec![d, 4 * d], l * 16 + 8));
+    g.initializers.push(dense(w("down"), vec![4 * d, d], l * 16 + 9));
+    if with_sparse {
+        let nnz = d * d / 100;
+        let (values, indices) = sparse(d * d, nnz, l * 16 + 10);
+        g.sparse_initializers.push(SparseTensor {
+            values: tensor(w("mask"), FLOAT, vec![nnz], values),
+            indices: tensor(w("mask.indices"), INT64, vec![nnz], indices),
+            dims: vec![d, d],
+        });
+    }
+    let x = format!("x{l}");
+    let steps: [(&str, &str, [String; 2], String); 9] = [
+        ("q", "MatMul", [x.clone(), w("q")], w("a")),
+        ("k", "MatMul", [x.clone(), w("k")], w("b")),
+        ("v", "MatMul", [x.clone(), w("v")], w("c")),
+        ("ab", "Add", [w("a"), w("b")], w("s")),
+        ("abc", "Add", [w("s"), w("c")], w("t")),
+        ("o", "MatMul", [w("t"), w("o")], w("h")),
+        ("res", "Add", [x, w("h")], w("r")),
+        ("up", "MatMul", [w("r"), w("up")], w("u")),
+        ("down", "MatMul", [w("u"), w("down")], format!("x{}", l + 1)),
+    ];
+    for (name, op, [a, b], out) in steps {
+        g.nodes.push(node(w(name), op, &[&a, &b], &out));
+    }
+}
+
+/// safetensors layout: u64 header length, JSON header (padded with spaces to 8 bytes),
+/// then the tensors back to back in header order.
+fn safetensors_of(m: &Model<'_>) -> Vec<u8> {
+    let mut entries = Vec::new();
+    let mut offset = 0usize;
+    for t in &m.graph.initializers {
+        let len = match &t.data {
+            TensorData::Raw(b) => b.len(),
+            TensorData::Strings(_) => 0,
+        };
+        let dims: Vec<String> = t.dims.iter().map(u64::to_string).collect();
+        entries.push(format!(
+            r#""{}":{{"dtype":"F32","shape":[{}],"data_offsets":[{offset},{}]}}"#,
+            t.name,
+            dims.join(","),
+            offset + len
+        ));
+        offset += len;
+    }
+    let mut header = format!("{{{}}}", entries.join(",")).into_bytes();
+    while header.len() % 8 != 0 {
+        header.push(b' ');
+    }
+    let mut out = Vec::with_capacity(8 + header.len() + offset);
+    out.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    out.extend_from_slice(&header);
+    for t in &m.graph.initializers {
+        if let TensorData::Raw(b) = &t.data {
+            out.extend_from_slice(b);
+        }
+    }
+    out
+}
