@@ -973,6 +973,95 @@ fn writer_rejects_bytes_disagreeing_with_dims() {
     assert_eq!(write(&model).unwrap_err().kind, ErrorKind::OutOfRange);
 }
 
+/// A model whose graphs nest `levels` deep through GRAPH attributes of If nodes.
+fn nested_graph_model(levels: usize) -> Model<'static> {
+    let mut g = Graph::default();
+    for _ in 1..levels {
+        let attr = Attribute {
+            name: "b".into(),
+            ty: 5,
+            value: Some(AttrValue::Graph(Box::new(g))),
+            ..Attribute::default()
+        };
+        g = Graph {
+            nodes: vec![Node {
+                op: "If".into(),
+                attributes: vec![attr],
+                ..Node::default()
+            }],
+            ..Graph::default()
+        };
+    }
+    Model {
+        ir_version: 9,
+        opsets: vec![OperatorSet {
+            domain: String::new(),
+            version: 17,
+        }],
+        graph: g,
+        ..Model::default()
+    }
+}
+
+#[test]
+fn writer_refuses_manifest_over_reader_limit() {
+    // §4: the writer never makes a file its reader rejects; with the manifest size limit
+    // lowered to just below this model's manifest, it fails as the reader would (§1.1
+    // check 10: LimitExceeded at manifest_length, offset 16).
+    let model = Model {
+        doc: "d".repeat(1000),
+        ..nested_graph_model(1)
+    };
+    let bytes = write(&model).unwrap();
+    let len = header::read(&bytes, u64::MAX).unwrap().manifest_length;
+    let limits = |max_manifest| Limits {
+        max_manifest,
+        ..Limits::DEFAULT
+    };
+    assert_eq!(write_with(&model, limits(len)).unwrap(), bytes);
+    assert!(read_with(&bytes, limits(len), [1, 2]).is_ok());
+    let e = write_with(&model, limits(len - 1)).unwrap_err();
+    assert_header(&e, ErrorKind::LimitExceeded, "manifest_length", 16);
+    assert_header(
+        &read_with(&bytes, limits(len - 1), [1, 2]).unwrap_err(),
+        ErrorKind::LimitExceeded,
+        "manifest_length",
+        16,
+    );
+    assert_eq!(Limits::DEFAULT.max_manifest, 512 << 20, "spec §1.2: 512 MiB");
+}
+
+#[test]
+fn writer_refuses_nesting_over_64() {
+    // §3.2 and §4: 64 graph levels write and read back; 65 are LimitExceeded in the writer
+    // as in the reader.
+    let bytes = write(&nested_graph_model(64)).unwrap();
+    assert_eq!(read(&bytes).unwrap(), nested_graph_model(64));
+    let e = write(&nested_graph_model(65)).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    // Types count too: a graph input typed 64 levels deep is level 65.
+    let mut ty = Type {
+        denotation: String::new(),
+        kind: TypeKind::Tensor {
+            elem_type: 1,
+            shape: None,
+        },
+    };
+    for _ in 1..64 {
+        ty = Type {
+            denotation: String::new(),
+            kind: TypeKind::Sequence(Box::new(ty)),
+        };
+    }
+    let mut model = nested_graph_model(1);
+    model.graph.inputs.push(TypedName {
+        name: "x".into(),
+        ty: Some(ty),
+        ..TypedName::default()
+    });
+    assert_eq!(write(&model).unwrap_err().kind, ErrorKind::LimitExceeded);
+}
+
 // ---- §6 ONNX protobuf ------------------------------------------------------------------------
 
 mod onnx_proto {

@@ -20,7 +20,7 @@ pub mod writer;
 pub use error::{Error, ErrorKind};
 pub use header::{Header, MAGIC};
 pub use model::*;
-pub use writer::write;
+pub use writer::{write, write_with};
 
 use crate::json::{self, Cursor};
 

@@ -3,6 +3,7 @@
 //! defaults left out), the header, zero padding and the tensors at multiples of 64. The same
 //! model always gives the same bytes.
 
+use super::Limits;
 use super::base64;
 use super::error::{Error, ErrorKind};
 use super::header::{self, ALIGN, FORMAT_VERSION, HEADER_LEN, Header, MAX_FIELD};
@@ -96,9 +97,18 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
     }
 }
 
-/// Writes `model` as a OneModel file (§4). Fails only for a model no reader would accept
-/// (bad dtype, bytes that disagree with dims, tensors over 2^31 − 1 bytes).
+/// Writes `model` as a OneModel file (§4) that [`super::read`] accepts. Fails only for a
+/// model no reader with the default limits would accept (§4: bad dtype, bytes that disagree
+/// with dims, tensors over 2^31 − 1 bytes, nesting over 64, a manifest over 512 MiB).
 pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
+    write_with(model, Limits::DEFAULT)
+}
+
+/// [`write`] for a reader with `limits`: a model nesting graphs and types deeper than
+/// `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer than
+/// `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the header
+/// field `manifest_length`, so the writer never makes a file that reader rejects.
+pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     // Pass 1 (§4 step 1): offsets in data order.
     let mut raws: Vec<&[u8]> = Vec::new();
     let mut failure = None;
@@ -128,16 +138,30 @@ pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
         raws: &raws,
         offsets: &offsets,
         next: 0,
+        depth: 0,
+        max_nesting: limits.max_nesting,
+        too_deep: false,
     };
     w.model(model);
+    if w.too_deep {
+        return Err(invalid(ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
+    }
     let manifest = w.w.finish();
     // `spec/json.md` §9.3: a noncharacter in any string would make the manifest unreadable.
     if !crate::json::is_ijson_text(&manifest) {
         return Err(invalid(ErrorKind::Unsupported, "a string holds a Unicode noncharacter"));
     }
     let manifest = manifest.into_bytes();
-    // Step 3: the header.
+    // Step 3: the header, with the manifest within the reader's size limit (§1.1 check 10).
     let manifest_length = u64::try_from(manifest.len()).unwrap_or(u64::MAX);
+    if manifest_length > limits.max_manifest.min(crate::json::MAX_INPUT as u64) {
+        return Err(Error::header(
+            ErrorKind::LimitExceeded,
+            "manifest_length",
+            16,
+            "manifest larger than the reader's limit",
+        ));
+    }
     let data_offset = header::align_up(HEADER_LEN + manifest_length)
         .ok_or_else(|| invalid(ErrorKind::LimitExceeded, "manifest too large"))?;
     let file_length = data_offset
@@ -193,9 +217,23 @@ struct ManifestWriter<'r, 'b> {
     raws: &'r [&'b [u8]],
     offsets: &'r [u64],
     next: usize,
+    /// Graphs and types open (§3.2), the most allowed, and whether that was exceeded.
+    depth: usize,
+    max_nesting: usize,
+    too_deep: bool,
 }
 
 impl ManifestWriter<'_, '_> {
+    /// Counts one more graph or type open (§3.2).
+    fn enter(&mut self) {
+        self.depth += 1;
+        self.too_deep |= self.depth > self.max_nesting;
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
     fn opt_str(&mut self, name: &str, v: &str) {
         if !v.is_empty() {
             self.w.name(name).string(v);
@@ -259,6 +297,7 @@ impl ManifestWriter<'_, '_> {
     }
 
     fn graph(&mut self, g: &Graph<'_>) {
+        self.enter();
         self.w.begin_object();
         self.opt_str("name", &g.name);
         self.opt_str("doc", &g.doc);
@@ -270,6 +309,7 @@ impl ManifestWriter<'_, '_> {
         self.list("nodes", &g.nodes, |s, n| s.node(n));
         self.metadata(&g.metadata);
         self.w.end_object();
+        self.leave();
     }
 
     fn typed_name(&mut self, t: &TypedName) {
@@ -402,6 +442,7 @@ impl ManifestWriter<'_, '_> {
     }
 
     fn ty(&mut self, t: &Type) {
+        self.enter();
         self.w.begin_object();
         let kind = match &t.kind {
             TypeKind::Tensor { .. } => "tensor",
@@ -435,6 +476,7 @@ impl ManifestWriter<'_, '_> {
             }
         }
         self.w.end_object();
+        self.leave();
     }
 
     fn dim(&mut self, d: &Dim) {
@@ -453,6 +495,8 @@ impl ManifestWriter<'_, '_> {
     }
 
     fn function(&mut self, f: &Function<'_>) {
+        // A function body is level 1 (§3.2).
+        let outer = core::mem::replace(&mut self.depth, 1);
         self.w.begin_object();
         self.w.name("name").string(&f.name);
         self.opt_str("domain", &f.domain);
@@ -478,5 +522,6 @@ impl ManifestWriter<'_, '_> {
         self.list("value_info", &f.value_info, |s, t| s.typed_name(t));
         self.metadata(&f.metadata);
         self.w.end_object();
+        self.depth = outer;
     }
 }
