@@ -188,6 +188,12 @@ fn workspace() -> PathBuf {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some((first, rest)) = args.split_first()
+        && first == measure::HELPER
+    {
+        measure::helper(rest);
+    }
     let opts = options();
     let dir = std::env::var_os("MODELGATE_BENCH_DATA")
         .map(PathBuf::from)
@@ -204,13 +210,22 @@ fn main() {
     run["scale"] = json!(b.opts.scale);
     run["reps"] = json!(b.opts.reps);
     run["modelgate"] = json!(cases::disk::modelgate());
+    run["child_rss_floor"] = json!(measure::floor());
+    std::fs::create_dir_all(&b.work).unwrap_or_else(|e| measure::fail(&format!("{}: {e}", b.work.display())));
     in_process_cases(&mut b);
     disk_cases(&mut b);
     run["loadavg_end"] = json!(loadavg());
     data::remove(&b.work);
     println!(
-        "\nmodelgate compare: scale {}, {} runs each, {} ({} cores), load average {} → {}\n",
-        b.opts.scale, b.opts.reps, run["cpu"], run["cores"], run["loadavg_start"], run["loadavg_end"]
+        "\nmodelgate compare: scale {}, {} runs each, {} ({} cores), load average {} → {}; \
+         child RSS includes the measuring helper's floor of {}\n",
+        b.opts.scale,
+        b.opts.reps,
+        run["cpu"],
+        run["cores"],
+        run["loadavg_start"],
+        run["loadavg_end"],
+        table::mib(run["child_rss_floor"].as_u64().unwrap_or(0))
     );
     table::print(&b.rows, &b.verdicts);
     table::save(&b.dir.join("results.json"), run, &b.rows, Value::Object(b.files));

@@ -168,7 +168,11 @@ fn onemodel_check(name: &str, path: &Path) -> Imp {
     let path = path.to_path_buf();
     let format = modelgate_io::check::by_name("onemodel").unwrap_or_else(|| fail("no onemodel format"));
     Imp::new(name, move || {
-        in_process(|| format.check(&path).unwrap_or_else(|e| fail(&format!("{e:?}"))))
+        in_process(|| {
+            format
+                .check(&path, &mut |_, _| {})
+                .unwrap_or_else(|e| fail(&format!("{e:?}")))
+        })
     })
 }
 
