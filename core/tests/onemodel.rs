@@ -759,6 +759,58 @@ fn subgraph_reads_enclosing_value_and_orders_its_node() {
 }
 
 #[test]
+fn nodes_reordered_in_every_subgraph_and_function() {
+    // §3.1 rule 3 in each graph: out-of-order nodes in two GRAPHS subgraphs, in a GRAPH
+    // subgraph nested in a GRAPH subgraph, in a function and in its attribute defaults.
+    let body = "{\"nodes\":[{\"op\":\"B\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]},{\"op\":\"A\",\"outputs\":[\"a\"]}],\"outputs\":[{\"name\":\"b\"}]}";
+    let attr = |name: &str, ty: u8, value: &str| format!("{{\"name\":\"{name}\",\"type\":{ty},\"value\":{value}}}");
+    let holder = |attrs: &[String], out: &str| {
+        format!(
+            "{{\"op\":\"If\",\"outputs\":[\"{out}\"],\"attributes\":[{}]}}",
+            attrs.join(",")
+        )
+    };
+    let deeper = format!(
+        "{{\"nodes\":[{}],\"outputs\":[{{\"name\":\"z\"}}]}}",
+        holder(&[attr("g", 5, body)], "z")
+    );
+    let main = [
+        node("D", &["c"], &["d"]),
+        holder(
+            &[attr("gs", 10, &format!("[{body},{body}]")), attr("g", 5, &deeper)],
+            "c",
+        ),
+    ];
+    let function = format!(
+        "{{\"name\":\"F\",\"outputs\":[\"b\"],\"attribute_defaults\":[{}],\"nodes\":[{},{}]}}",
+        attr("g", 5, body),
+        node("B", &["a"], &["b"]),
+        node("A", &[], &["a"]),
+    );
+    let m = net(&[], &main, &["d"]);
+    let m = format!("{},\"functions\":[{function}]}}", &m[..m.len() - 1]);
+    let bytes = file(&m, &[]);
+    let model = read(&bytes).unwrap();
+    let ops = |nodes: &[Node]| nodes.iter().map(|n| n.op.clone()).collect::<Vec<_>>();
+    fn sub<'m, 'a>(a: &'m Attribute<'a>, i: usize) -> &'m Graph<'a> {
+        match a.value.as_ref().unwrap() {
+            AttrValue::Graph(g) => g,
+            AttrValue::Graphs(gs) => &gs[i],
+            _ => panic!("not a graph"),
+        }
+    }
+    assert_eq!(ops(&model.graph.nodes), ["If", "D"]);
+    let attrs = &model.graph.nodes[0].attributes;
+    assert_eq!(ops(&sub(&attrs[0], 0).nodes), ["A", "B"]);
+    assert_eq!(ops(&sub(&attrs[0], 1).nodes), ["A", "B"]);
+    let deeper = sub(&attrs[1], 0);
+    assert_eq!(ops(&sub(&deeper.nodes[0].attributes[0], 0).nodes), ["A", "B"]);
+    let f = &model.functions[0];
+    assert_eq!(ops(&f.nodes), ["A", "B"]);
+    assert_eq!(ops(&sub(&f.attribute_defaults[0], 0).nodes), ["A", "B"]);
+}
+
+#[test]
 fn subgraph_undefined_name_rejected() {
     let sub = "{\"outputs\":[{\"name\":\"nope\"}]}";
     let if_node = format!(

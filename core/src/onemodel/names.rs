@@ -94,11 +94,9 @@ pub fn resolve(model: &mut Model<'_>, manifest: Option<&Value>) -> Result<(), Er
         r.orders
     };
     let mut orders = orders.into_iter();
-    apply_graph(&mut model.graph, &mut orders);
+    reorder(&mut model.graph.nodes, &mut Vec::new(), &mut orders);
     for f in &mut model.functions {
-        apply_nodes(&mut f.nodes, &mut orders);
-        apply_attrs(&mut f.attribute_defaults, &mut orders);
-        permute(&mut f.nodes, orders.next());
+        reorder(&mut f.nodes, &mut f.attribute_defaults, &mut orders);
     }
     Ok(())
 }
@@ -425,24 +423,107 @@ fn stable_order(n: usize, edges: &[(usize, usize)]) -> Result<Vec<usize>, usize>
     }
 }
 
-fn apply_graph(g: &mut Graph<'_>, orders: &mut impl Iterator<Item = Vec<usize>>) {
-    apply_nodes(&mut g.nodes, orders);
-    permute(&mut g.nodes, orders.next());
+/// A node list whose subgraphs are being reordered: the nodes (taken out of their graph),
+/// a function's attribute defaults (visited after the nodes), and the position (node,
+/// attribute, graph) of the subgraph being visited or to visit next.
+struct Reorder<'a> {
+    nodes: Vec<Node<'a>>,
+    defaults: Vec<Attribute<'a>>,
+    at: (usize, usize, usize),
 }
 
-fn apply_nodes(nodes: &mut [Node<'_>], orders: &mut impl Iterator<Item = Vec<usize>>) {
-    for n in nodes {
-        apply_attrs(&mut n.attributes, orders);
+/// Applies the recorded orders (phase 2) to `nodes` and every graph below them (and below
+/// `defaults`), consuming them in the order phase 1 recorded them: subgraphs first, in
+/// document order, then the list itself. Each graph's nodes are taken out while its
+/// subgraphs are visited and put back permuted, so the walk runs from a heap stack (§3.3).
+fn reorder<'a>(
+    nodes: &mut Vec<Node<'a>>,
+    defaults: &mut Vec<Attribute<'a>>,
+    orders: &mut impl Iterator<Item = Vec<usize>>,
+) {
+    let mut stack = alloc::vec![Reorder {
+        nodes: core::mem::take(nodes),
+        defaults: core::mem::take(defaults),
+        at: (0, 0, 0),
+    }];
+    while let Some(top) = stack.last_mut() {
+        if let Some(at) = next_subgraph(&top.nodes, &top.defaults, top.at) {
+            top.at = at;
+            let inner = subgraph(&mut top.nodes, &mut top.defaults, at).map(|g| core::mem::take(&mut g.nodes));
+            stack.push(Reorder {
+                nodes: inner.unwrap_or_default(),
+                defaults: Vec::new(),
+                at: (0, 0, 0),
+            });
+            continue;
+        }
+        let Some(mut done) = stack.pop() else { break };
+        permute(&mut done.nodes, orders.next());
+        match stack.last_mut() {
+            Some(parent) => {
+                if let Some(g) = subgraph(&mut parent.nodes, &mut parent.defaults, parent.at) {
+                    g.nodes = done.nodes;
+                }
+                parent.at.2 += 1;
+            }
+            None => {
+                *nodes = done.nodes;
+                *defaults = done.defaults;
+            }
+        }
     }
 }
 
-fn apply_attrs(attrs: &mut [Attribute<'_>], orders: &mut impl Iterator<Item = Vec<usize>>) {
-    for a in attrs {
-        match &mut a.value {
-            Some(AttrValue::Graph(g)) => apply_graph(g, orders),
-            Some(AttrValue::Graphs(gs)) => gs.iter_mut().for_each(|g| apply_graph(g, orders)),
-            _ => {}
+/// The attributes at node `i`, or the defaults just after the last node.
+fn attrs_at<'s, 'a>(nodes: &'s [Node<'a>], defaults: &'s [Attribute<'a>], i: usize) -> Option<&'s [Attribute<'a>]> {
+    match nodes.get(i) {
+        Some(n) => Some(&n.attributes),
+        None if i == nodes.len() => Some(defaults),
+        None => None,
+    }
+}
+
+/// The first subgraph position at or after `at` (node, attribute, graph within GRAPHS).
+fn next_subgraph(
+    nodes: &[Node<'_>],
+    defaults: &[Attribute<'_>],
+    at: (usize, usize, usize),
+) -> Option<(usize, usize, usize)> {
+    let (mut i, mut k, mut l) = at;
+    loop {
+        let attrs = attrs_at(nodes, defaults, i)?;
+        let Some(a) = attrs.get(k) else {
+            (i, k, l) = (i + 1, 0, 0);
+            continue;
+        };
+        let found = match &a.value {
+            Some(AttrValue::Graph(_)) => l == 0,
+            Some(AttrValue::Graphs(gs)) => l < gs.len(),
+            _ => false,
+        };
+        if found {
+            return Some((i, k, l));
         }
+        (k, l) = (k + 1, 0);
+    }
+}
+
+/// The subgraph at position `at`.
+fn subgraph<'s, 'a>(
+    nodes: &'s mut [Node<'a>],
+    defaults: &'s mut [Attribute<'a>],
+    (i, k, l): (usize, usize, usize),
+) -> Option<&'s mut Graph<'a>> {
+    let count = nodes.len();
+    let attrs = match nodes.get_mut(i) {
+        Some(n) => &mut n.attributes[..],
+        None if i == count => defaults,
+        None => return None,
+    };
+    match &mut attrs.get_mut(k)?.value {
+        Some(AttrValue::Graph(g)) if l == 0 => Some(g),
+        Some(AttrValue::Graphs(gs)) => gs.get_mut(l),
+        _ => None,
     }
 }
 

@@ -2,11 +2,134 @@
 //! Fields are written in field-number order as the reference C++ serialiser does, repeated
 //! numeric attribute fields unpacked (proto2, as onnx.proto declares them), tensors as
 //! `raw_data` (strings as `string_data`), defaults left out. The same model always gives the
-//! same bytes.
+//! same bytes. Graphs, nodes, attributes and functions are written from a heap stack of
+//! open messages and types by a loop, so the machine stack needed does not grow with the
+//! model's nesting (`spec/onemodel.md` §3.3).
 
 use super::wire::{put_key, put_len, put_varint};
 use crate::onemodel::model::*;
 use alloc::vec::Vec;
+
+/// A message whose fields hold graphs (directly or through nodes and attributes).
+#[derive(Clone, Copy)]
+enum Msg<'m, 'a> {
+    Graph(&'m Graph<'a>),
+    Node(&'m Node<'a>),
+    Attribute(&'m Attribute<'a>),
+    Function(&'m Function<'a>),
+}
+
+/// An open message: its bytes so far, the field number it goes into in its parent, and
+/// where it is: `stage` counts the runs of plain fields and child lists written, `index`
+/// the next child of the current list.
+struct Open<'m, 'a> {
+    msg: Msg<'m, 'a>,
+    out: Vec<u8>,
+    field: u32,
+    stage: u8,
+    index: usize,
+}
+
+/// Serialises `msg` with its nested graphs, keeping open messages on a heap stack: a child
+/// is serialised completely before it is added, length-prefixed, to its parent.
+fn message(msg: Msg<'_, '_>) -> Vec<u8> {
+    let mut stack = alloc::vec![Open {
+        msg,
+        out: Vec::new(),
+        field: 0,
+        stage: 0,
+        index: 0,
+    }];
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return Vec::new();
+        };
+        match next_child(top) {
+            Some((field, msg)) => stack.push(Open {
+                msg,
+                out: Vec::new(),
+                field,
+                stage: 0,
+                index: 0,
+            }),
+            None => {
+                let Some(done) = stack.pop() else { continue };
+                match stack.last_mut() {
+                    Some(parent) => put_len(&mut parent.out, done.field, &done.out),
+                    None => return done.out,
+                }
+            }
+        }
+    }
+}
+
+/// Writes `o`'s plain fields up to its next child message and returns that child with its
+/// field number, or `None` when `o` is complete. Fields come in field-number order (§6.3).
+fn next_child<'m, 'a>(o: &mut Open<'m, 'a>) -> Option<(u32, Msg<'m, 'a>)> {
+    let m = &mut o.out;
+    loop {
+        let child = match (o.msg, o.stage) {
+            (Msg::Graph(g), 0) => g.nodes.get(o.index).map(|n| (1, Msg::Node(n))),
+            (Msg::Graph(g), _) => {
+                graph_rest(m, g);
+                return None;
+            }
+            (Msg::Node(n), 0) => {
+                node_head(m, n);
+                None
+            }
+            (Msg::Node(n), 1) => n.attributes.get(o.index).map(|a| (5, Msg::Attribute(a))),
+            (Msg::Node(n), _) => {
+                node_rest(m, n);
+                return None;
+            }
+            (Msg::Attribute(a), 0) => {
+                attribute_head(m, a);
+                None
+            }
+            (Msg::Attribute(a), 1) => match &a.value {
+                Some(AttrValue::Graph(g)) if o.index == 0 => Some((6, Msg::Graph(g))),
+                Some(AttrValue::Graphs(gs)) => gs.get(o.index).map(|g| (11, Msg::Graph(g))),
+                _ => None,
+            },
+            (Msg::Attribute(a), _) => {
+                attribute_rest(m, a);
+                return None;
+            }
+            (Msg::Function(f), 0) => {
+                put_len(m, 1, f.name.as_bytes());
+                f.inputs.iter().for_each(|s| put_len(m, 4, s.as_bytes()));
+                f.outputs.iter().for_each(|s| put_len(m, 5, s.as_bytes()));
+                f.attribute_names.iter().for_each(|s| put_len(m, 6, s.as_bytes()));
+                None
+            }
+            (Msg::Function(f), 1) => f.nodes.get(o.index).map(|n| (7, Msg::Node(n))),
+            (Msg::Function(f), 2) => {
+                put_str(m, 8, &f.doc);
+                f.opsets.iter().for_each(|o| put_len(m, 9, &opset(o)));
+                put_str(m, 10, &f.domain);
+                None
+            }
+            (Msg::Function(f), 3) => f.attribute_defaults.get(o.index).map(|a| (11, Msg::Attribute(a))),
+            (Msg::Function(f), _) => {
+                f.value_info.iter().for_each(|v| put_len(m, 12, &value_info(v)));
+                put_str(m, 13, &f.overload);
+                entries(m, 14, &f.metadata);
+                return None;
+            }
+        };
+        match child {
+            Some(c) => {
+                o.index += 1;
+                return Some(c);
+            }
+            None => {
+                o.stage += 1;
+                o.index = 0;
+            }
+        }
+    }
+}
 
 /// Serialises `model` as an ONNX `ModelProto`.
 pub fn write_model(model: &Model<'_>) -> Vec<u8> {
@@ -20,13 +143,13 @@ pub fn write_model(model: &Model<'_>) -> Vec<u8> {
         put_int(&mut out, 5, model.model_version);
     }
     put_str(&mut out, 6, &model.doc);
-    put_len(&mut out, 7, &graph(&model.graph));
+    put_len(&mut out, 7, &message(Msg::Graph(&model.graph)));
     for o in &model.opsets {
         put_len(&mut out, 8, &opset(o));
     }
     entries(&mut out, 14, &model.metadata);
     for f in &model.functions {
-        put_len(&mut out, 25, &function(f));
+        put_len(&mut out, 25, &message(Msg::Function(f)));
     }
     out
 }
@@ -59,26 +182,22 @@ fn opset(o: &OperatorSet) -> Vec<u8> {
     m
 }
 
-fn graph(g: &Graph<'_>) -> Vec<u8> {
-    let mut m = Vec::new();
-    for n in &g.nodes {
-        put_len(&mut m, 1, &node(n));
-    }
-    put_str(&mut m, 2, &g.name);
+/// A graph's fields after its nodes (1).
+fn graph_rest(m: &mut Vec<u8>, g: &Graph<'_>) {
+    put_str(m, 2, &g.name);
     for t in &g.initializers {
-        put_len(&mut m, 5, &tensor(t));
+        put_len(m, 5, &tensor(t));
     }
-    put_str(&mut m, 10, &g.doc);
+    put_str(m, 10, &g.doc);
     for (number, list) in [(11, &g.inputs), (12, &g.outputs), (13, &g.value_info)] {
         for v in list {
-            put_len(&mut m, number, &value_info(v));
+            put_len(m, number, &value_info(v));
         }
     }
     for s in &g.sparse_initializers {
-        put_len(&mut m, 15, &sparse(s));
+        put_len(m, 15, &sparse(s));
     }
-    entries(&mut m, 16, &g.metadata);
-    m
+    entries(m, 16, &g.metadata);
 }
 
 fn value_info(v: &TypedName) -> Vec<u8> {
@@ -92,65 +211,67 @@ fn value_info(v: &TypedName) -> Vec<u8> {
     m
 }
 
-fn node(n: &Node<'_>) -> Vec<u8> {
-    let mut m = Vec::new();
+/// A node's fields before its attributes (5).
+fn node_head(m: &mut Vec<u8>, n: &Node<'_>) {
     for i in &n.inputs {
-        put_len(&mut m, 1, i.as_bytes());
+        put_len(m, 1, i.as_bytes());
     }
     for o in &n.outputs {
-        put_len(&mut m, 2, o.as_bytes());
+        put_len(m, 2, o.as_bytes());
     }
-    put_str(&mut m, 3, &n.name);
-    put_len(&mut m, 4, n.op.as_bytes());
-    for a in &n.attributes {
-        put_len(&mut m, 5, &attribute(a));
-    }
-    put_str(&mut m, 6, &n.doc);
-    put_str(&mut m, 7, &n.domain);
-    put_str(&mut m, 8, &n.overload);
-    entries(&mut m, 9, &n.metadata);
-    m
+    put_str(m, 3, &n.name);
+    put_len(m, 4, n.op.as_bytes());
 }
 
-fn attribute(a: &Attribute<'_>) -> Vec<u8> {
-    let mut m = Vec::new();
-    put_len(&mut m, 1, a.name.as_bytes());
+/// A node's fields after its attributes.
+fn node_rest(m: &mut Vec<u8>, n: &Node<'_>) {
+    put_str(m, 6, &n.doc);
+    put_str(m, 7, &n.domain);
+    put_str(m, 8, &n.overload);
+    entries(m, 9, &n.metadata);
+}
+
+/// An attribute's name and the value fields 2 to 10 (a GRAPH (6) or GRAPHS (11) value is
+/// written by `next_child` after this).
+fn attribute_head(m: &mut Vec<u8>, a: &Attribute<'_>) {
+    put_len(m, 1, a.name.as_bytes());
     match &a.value {
         Some(AttrValue::Float(f)) => {
-            put_key(&mut m, 2, 5);
+            put_key(m, 2, 5);
             m.extend_from_slice(&f.to_le_bytes());
         }
-        Some(AttrValue::Int(i)) => put_int(&mut m, 3, *i),
-        Some(AttrValue::String(s)) => put_len(&mut m, 4, s),
-        Some(AttrValue::Tensor(t)) => put_len(&mut m, 5, &tensor(t)),
-        Some(AttrValue::Graph(g)) => put_len(&mut m, 6, &graph(g)),
+        Some(AttrValue::Int(i)) => put_int(m, 3, *i),
+        Some(AttrValue::String(s)) => put_len(m, 4, s),
+        Some(AttrValue::Tensor(t)) => put_len(m, 5, &tensor(t)),
         Some(AttrValue::Floats(fs)) => {
             for f in fs {
-                put_key(&mut m, 7, 5);
+                put_key(m, 7, 5);
                 m.extend_from_slice(&f.to_le_bytes());
             }
         }
-        Some(AttrValue::Ints(is)) => is.iter().for_each(|i| put_int(&mut m, 8, *i)),
-        Some(AttrValue::Strings(ss)) => ss.iter().for_each(|s| put_len(&mut m, 9, s)),
-        Some(AttrValue::Tensors(ts)) => ts.iter().for_each(|t| put_len(&mut m, 10, &tensor(t))),
-        Some(AttrValue::Graphs(gs)) => gs.iter().for_each(|g| put_len(&mut m, 11, &graph(g))),
+        Some(AttrValue::Ints(is)) => is.iter().for_each(|i| put_int(m, 8, *i)),
+        Some(AttrValue::Strings(ss)) => ss.iter().for_each(|s| put_len(m, 9, s)),
+        Some(AttrValue::Tensors(ts)) => ts.iter().for_each(|t| put_len(m, 10, &tensor(t))),
         _ => {}
     }
-    put_str(&mut m, 13, &a.doc);
+}
+
+/// An attribute's fields after its graph values: doc, types, type code, reference, sparse.
+fn attribute_rest(m: &mut Vec<u8>, a: &Attribute<'_>) {
+    put_str(m, 13, &a.doc);
     match &a.value {
-        Some(AttrValue::Type(t)) => put_len(&mut m, 14, &ty(t)),
-        Some(AttrValue::Types(ts)) => ts.iter().for_each(|t| put_len(&mut m, 15, &ty(t))),
+        Some(AttrValue::Type(t)) => put_len(m, 14, &ty(t)),
+        Some(AttrValue::Types(ts)) => ts.iter().for_each(|t| put_len(m, 15, &ty(t))),
         _ => {}
     }
     let code = a.value.as_ref().map_or(a.ty, AttrValue::type_code);
-    put_int(&mut m, 20, i64::from(code));
-    put_str(&mut m, 21, &a.ref_name);
+    put_int(m, 20, i64::from(code));
+    put_str(m, 21, &a.ref_name);
     match &a.value {
-        Some(AttrValue::SparseTensor(s)) => put_len(&mut m, 22, &sparse(s)),
-        Some(AttrValue::SparseTensors(ss)) => ss.iter().for_each(|s| put_len(&mut m, 23, &sparse(s))),
+        Some(AttrValue::SparseTensor(s)) => put_len(m, 22, &sparse(s)),
+        Some(AttrValue::SparseTensors(ss)) => ss.iter().for_each(|s| put_len(m, 23, &sparse(s))),
         _ => {}
     }
-    m
 }
 
 fn tensor(t: &Tensor<'_>) -> Vec<u8> {
@@ -208,21 +329,37 @@ fn shape_of(elem_type: u8, shape: &Option<Vec<Dim>>) -> Vec<u8> {
     m
 }
 
+/// A `TypeProto`, built from the innermost type outwards without recursion.
 fn ty(t: &Type) -> Vec<u8> {
+    let mut chain = Vec::new();
+    let mut at = t;
+    while let TypeKind::Sequence(e) | TypeKind::Optional(e) | TypeKind::Map { value: e, .. } = &at.kind {
+        chain.push(at);
+        at = e;
+    }
+    let mut inner = type_message(at, &[]);
+    for t in chain.into_iter().rev() {
+        inner = type_message(t, &inner);
+    }
+    inner
+}
+
+/// One `TypeProto` level; `inner` is the serialised element or value type of a wrapper.
+fn type_message(t: &Type, inner: &[u8]) -> Vec<u8> {
     let mut m = Vec::new();
     match &t.kind {
         TypeKind::Tensor { elem_type, shape } => put_len(&mut m, 1, &shape_of(*elem_type, shape)),
-        TypeKind::Sequence(e) => {
+        TypeKind::Sequence(_) => {
             let mut s = Vec::new();
-            put_len(&mut s, 1, &ty(e));
+            put_len(&mut s, 1, inner);
             put_len(&mut m, 4, &s);
         }
-        TypeKind::Map { key_type, value } => {
+        TypeKind::Map { key_type, .. } => {
             let mut s = Vec::new();
             if *key_type != 0 {
                 put_int(&mut s, 1, i64::from(*key_type));
             }
-            put_len(&mut s, 2, &ty(value));
+            put_len(&mut s, 2, inner);
             put_len(&mut m, 5, &s);
         }
         _ => {}
@@ -230,31 +367,12 @@ fn ty(t: &Type) -> Vec<u8> {
     put_str(&mut m, 6, &t.denotation);
     match &t.kind {
         TypeKind::SparseTensor { elem_type, shape } => put_len(&mut m, 8, &shape_of(*elem_type, shape)),
-        TypeKind::Optional(e) => {
+        TypeKind::Optional(_) => {
             let mut s = Vec::new();
-            put_len(&mut s, 1, &ty(e));
+            put_len(&mut s, 1, inner);
             put_len(&mut m, 9, &s);
         }
         _ => {}
     }
-    m
-}
-
-fn function(f: &Function<'_>) -> Vec<u8> {
-    let mut m = Vec::new();
-    put_len(&mut m, 1, f.name.as_bytes());
-    f.inputs.iter().for_each(|s| put_len(&mut m, 4, s.as_bytes()));
-    f.outputs.iter().for_each(|s| put_len(&mut m, 5, s.as_bytes()));
-    f.attribute_names.iter().for_each(|s| put_len(&mut m, 6, s.as_bytes()));
-    f.nodes.iter().for_each(|n| put_len(&mut m, 7, &node(n)));
-    put_str(&mut m, 8, &f.doc);
-    f.opsets.iter().for_each(|o| put_len(&mut m, 9, &opset(o)));
-    put_str(&mut m, 10, &f.domain);
-    f.attribute_defaults
-        .iter()
-        .for_each(|a| put_len(&mut m, 11, &attribute(a)));
-    f.value_info.iter().for_each(|v| put_len(&mut m, 12, &value_info(v)));
-    put_str(&mut m, 13, &f.overload);
-    entries(&mut m, 14, &f.metadata);
     m
 }

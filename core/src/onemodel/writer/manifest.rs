@@ -1,0 +1,491 @@
+//! The canonical manifest (`spec/onemodel.md` §4 step 2, `spec/json.md` §9): members in the
+//! order of §2's tables, defaults left out, tensors' `data` at the offsets of the first
+//! pass. Graphs, nodes, attributes and functions are written from a heap stack of open
+//! tables, and types by a loop, so the machine stack needed does not grow with the
+//! model's nesting (§3.3); graphs and types are counted as §3.2 counts them.
+
+use super::data_order::node_tensors;
+use crate::json::Writer;
+use crate::onemodel::base64;
+use crate::onemodel::model::*;
+use alloc::string::String;
+
+pub(super) struct ManifestWriter<'r, 'b> {
+    pub(super) w: Writer,
+    pub(super) raws: &'r [&'b [u8]],
+    pub(super) offsets: &'r [u64],
+    /// The next tensor with `data`, in data order (§1.3).
+    pub(super) next: usize,
+    /// The most graphs and types open at once (§3.2), and whether the model exceeds it.
+    pub(super) max_nesting: usize,
+    pub(super) too_deep: bool,
+}
+
+/// A table that holds graphs, directly or through nodes and attributes.
+#[derive(Clone, Copy)]
+enum Msg<'m, 'a> {
+    Graph(&'m Graph<'a>),
+    Node(&'m Node<'a>),
+    Attribute(&'m Attribute<'a>),
+    Function(&'m Function<'a>),
+}
+
+/// An open table: its nesting level (§3.2), `stage` counts the runs of members and child
+/// lists written, `index` the next child; a function keeps the tensor positions of its
+/// nodes (`first`) and after its defaults (`after`).
+struct Open<'m, 'a> {
+    msg: Msg<'m, 'a>,
+    depth: usize,
+    stage: u8,
+    index: usize,
+    first: usize,
+    after: usize,
+}
+
+impl<'m, 'a> Open<'m, 'a> {
+    fn new(msg: Msg<'m, 'a>, depth: usize) -> Self {
+        Open {
+            msg,
+            depth,
+            stage: 0,
+            index: 0,
+            first: 0,
+            after: 0,
+        }
+    }
+}
+
+impl ManifestWriter<'_, '_> {
+    /// The Model table (§2.1).
+    pub(super) fn model(&mut self, m: &Model<'_>) {
+        self.w.begin_object();
+        self.w.name("ir_version").u64(m.ir_version);
+        self.opsets(&m.opsets);
+        self.opt_str("producer_name", &m.producer_name);
+        self.opt_str("producer_version", &m.producer_version);
+        self.opt_str("domain", &m.domain);
+        if m.model_version != 0 {
+            self.w.name("model_version").i64(m.model_version);
+        }
+        self.opt_str("doc", &m.doc);
+        self.metadata(&m.metadata);
+        self.w.name("graph");
+        self.table(Msg::Graph(&m.graph), 1);
+        // A function body is level 1 (§3.2).
+        self.list("functions", &m.functions, |s, f| s.table(Msg::Function(f), 1));
+        self.w.end_object();
+    }
+
+    /// Writes `msg` and everything it holds: the top table writes its members up to its
+    /// next child, which is pushed; a finished table is popped.
+    fn table<'m, 'a>(&mut self, msg: Msg<'m, 'a>, depth: usize) {
+        let mut stack = alloc::vec![Open::new(msg, depth)];
+        while let Some(top) = stack.last_mut() {
+            match self.next_child(top) {
+                Some(child) => stack.push(child),
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+    }
+
+    /// Writes `o`'s members up to its next child table and returns it, or `None` when `o`
+    /// is complete.
+    fn next_child<'m, 'a>(&mut self, o: &mut Open<'m, 'a>) -> Option<Open<'m, 'a>> {
+        loop {
+            let child = match o.msg {
+                Msg::Graph(g) => self.graph_step(g, o),
+                Msg::Node(n) => self.node_step(n, o),
+                Msg::Attribute(a) => self.attribute_step(a, o),
+                Msg::Function(f) => self.function_step(f, o),
+            };
+            match child {
+                Step::Child(msg, depth) => {
+                    o.index += 1;
+                    return Some(Open::new(msg, depth));
+                }
+                Step::Next => {
+                    o.stage += 1;
+                    o.index = 0;
+                }
+                Step::Done => return None,
+            }
+        }
+    }
+
+    /// The Graph table (§2.2): members up to `nodes`, the nodes, then `metadata`. A graph
+    /// beyond the nesting limit is not descended into (the write fails, §4).
+    fn graph_step<'m, 'a>(&mut self, g: &'m Graph<'a>, o: &Open<'m, 'a>) -> Step<'m, 'a> {
+        match o.stage {
+            0 => {
+                if o.depth > self.max_nesting {
+                    self.too_deep = true;
+                    return Step::Done;
+                }
+                self.w.begin_object();
+                self.opt_str("name", &g.name);
+                self.opt_str("doc", &g.doc);
+                self.list("initializers", &g.initializers, |s, t| s.tensor(t));
+                self.list("sparse_initializers", &g.sparse_initializers, |s, t| s.sparse(t));
+                let depth = o.depth;
+                self.list("inputs", &g.inputs, |s, t| s.typed_name(t, depth));
+                self.list("outputs", &g.outputs, |s, t| s.typed_name(t, depth));
+                self.list("value_info", &g.value_info, |s, t| s.typed_name(t, depth));
+                if !g.nodes.is_empty() {
+                    self.w.name("nodes").begin_array();
+                }
+                Step::Next
+            }
+            1 => child(g.nodes.get(o.index).map(Msg::Node), o.depth),
+            _ => {
+                if !g.nodes.is_empty() {
+                    self.w.end_array();
+                }
+                self.metadata(&g.metadata);
+                self.w.end_object();
+                Step::Done
+            }
+        }
+    }
+
+    /// The Node table (§2.3); `name`, `domain`, `overload`, `inputs`, `outputs` and
+    /// `attributes` always written.
+    fn node_step<'m, 'a>(&mut self, n: &'m Node<'a>, o: &Open<'m, 'a>) -> Step<'m, 'a> {
+        match o.stage {
+            0 => {
+                self.w.begin_object();
+                self.w.name("name").string(&n.name);
+                self.w.name("op").string(&n.op);
+                self.w.name("domain").string(&n.domain);
+                self.w.name("overload").string(&n.overload);
+                self.opt_str("doc", &n.doc);
+                self.strs("inputs", &n.inputs, true);
+                self.strs("outputs", &n.outputs, true);
+                self.w.name("attributes").begin_array();
+                Step::Next
+            }
+            1 => child(n.attributes.get(o.index).map(Msg::Attribute), o.depth),
+            _ => {
+                self.w.end_array();
+                self.metadata(&n.metadata);
+                self.w.end_object();
+                Step::Done
+            }
+        }
+    }
+
+    /// The Attribute table (§2.4); GRAPH and GRAPHS values are child tables one level down.
+    fn attribute_step<'m, 'a>(&mut self, a: &'m Attribute<'a>, o: &Open<'m, 'a>) -> Step<'m, 'a> {
+        match (o.stage, &a.value) {
+            (0, value) => {
+                self.w.begin_object();
+                self.w.name("name").string(&a.name);
+                let ty = value.as_ref().map_or(a.ty, AttrValue::type_code);
+                self.w.name("type").u64(u64::from(ty));
+                self.opt_str("doc", &a.doc);
+                self.opt_str("ref", &a.ref_name);
+                match value {
+                    Some(AttrValue::Graph(_)) => {
+                        self.w.name("value");
+                    }
+                    Some(AttrValue::Graphs(_)) => {
+                        self.w.name("value").begin_array();
+                    }
+                    Some(v) => {
+                        self.w.name("value");
+                        self.attr_value(v, o.depth);
+                        self.w.end_object();
+                        return Step::Done;
+                    }
+                    None => {
+                        self.w.end_object();
+                        return Step::Done;
+                    }
+                }
+                Step::Next
+            }
+            (1, Some(AttrValue::Graph(g))) if o.index == 0 => Step::Child(Msg::Graph(g), o.depth + 1),
+            (1, Some(AttrValue::Graphs(gs))) => child(gs.get(o.index).map(Msg::Graph), o.depth + 1),
+            (1, _) => Step::Next,
+            (_, value) => {
+                if let Some(AttrValue::Graphs(_)) = value {
+                    self.w.end_array();
+                }
+                self.w.end_object();
+                Step::Done
+            }
+        }
+    }
+
+    /// The Function table (§2.8). Data order puts the nodes' tensors before the defaults'
+    /// (§1.3 step 4), while the manifest lists `attribute_defaults` first: skip ahead, then
+    /// come back.
+    fn function_step<'m, 'a>(&mut self, f: &'m Function<'a>, o: &mut Open<'m, 'a>) -> Step<'m, 'a> {
+        match o.stage {
+            0 => {
+                self.w.begin_object();
+                self.w.name("name").string(&f.name);
+                self.opt_str("domain", &f.domain);
+                self.opt_str("overload", &f.overload);
+                self.opt_str("doc", &f.doc);
+                self.strs("inputs", &f.inputs, false);
+                self.strs("outputs", &f.outputs, false);
+                self.strs("attribute_names", &f.attribute_names, false);
+                o.first = self.next;
+                let mut in_nodes = 0usize;
+                node_tensors(&f.nodes, &mut |t| {
+                    in_nodes += usize::from(matches!(t.data, TensorData::Raw(_)))
+                });
+                self.next = o.first + in_nodes;
+                if !f.attribute_defaults.is_empty() {
+                    self.w.name("attribute_defaults").begin_array();
+                }
+                Step::Next
+            }
+            1 => child(f.attribute_defaults.get(o.index).map(Msg::Attribute), o.depth),
+            2 => {
+                if !f.attribute_defaults.is_empty() {
+                    self.w.end_array();
+                }
+                o.after = self.next;
+                self.next = o.first;
+                if !f.nodes.is_empty() {
+                    self.w.name("nodes").begin_array();
+                }
+                Step::Next
+            }
+            3 => child(f.nodes.get(o.index).map(Msg::Node), o.depth),
+            _ => {
+                if !f.nodes.is_empty() {
+                    self.w.end_array();
+                }
+                self.next = o.after;
+                self.opsets(&f.opsets);
+                let depth = o.depth;
+                self.list("value_info", &f.value_info, |s, t| s.typed_name(t, depth));
+                self.metadata(&f.metadata);
+                self.w.end_object();
+                Step::Done
+            }
+        }
+    }
+
+    /// TypedName (§2.2) in a table at level `depth`; its type is one level down.
+    fn typed_name(&mut self, t: &TypedName, depth: usize) {
+        self.w.begin_object();
+        self.w.name("name").string(&t.name);
+        if let Some(ty) = &t.ty {
+            self.w.name("type");
+            self.ty(ty, depth + 1);
+        }
+        self.opt_str("doc", &t.doc);
+        self.metadata(&t.metadata);
+        self.w.end_object();
+    }
+
+    /// A value of a type other than GRAPH and GRAPHS (§2.4 value table).
+    fn attr_value(&mut self, v: &AttrValue<'_>, depth: usize) {
+        match v {
+            AttrValue::Float(f) => {
+                self.w.u64(u64::from(*f));
+            }
+            AttrValue::Int(i) => {
+                self.w.i64(*i);
+            }
+            AttrValue::String(b) => {
+                self.w.string(&base64::encode(b));
+            }
+            AttrValue::Tensor(t) => self.tensor(t),
+            AttrValue::Floats(fs) => self.array(fs, |s, f| {
+                s.w.u64(u64::from(*f));
+            }),
+            AttrValue::Ints(is) => self.array(is, |s, i| {
+                s.w.i64(*i);
+            }),
+            AttrValue::Strings(bs) => self.array(bs, |s, b| {
+                s.w.string(&base64::encode(b));
+            }),
+            AttrValue::Tensors(ts) => self.array(ts, |s, t| s.tensor(t)),
+            AttrValue::SparseTensor(t) => self.sparse(t),
+            AttrValue::SparseTensors(ts) => self.array(ts, |s, t| s.sparse(t)),
+            AttrValue::Type(t) => self.ty(t, depth + 1),
+            AttrValue::Types(ts) => self.array(ts, |s, t| s.ty(t, depth + 1)),
+            AttrValue::Graph(_) | AttrValue::Graphs(_) => {}
+        }
+    }
+
+    /// Type (§2.7) at level `depth`, written by a loop: each wrapper's members down to its
+    /// `elem` or `value`, the tensor type at the bottom, then the wrappers' closing braces.
+    fn ty(&mut self, t: &Type, depth: usize) {
+        let mut at = t;
+        let mut level = depth;
+        loop {
+            self.too_deep |= level > self.max_nesting;
+            self.w.begin_object();
+            let kind = match &at.kind {
+                TypeKind::Tensor { .. } => "tensor",
+                TypeKind::SparseTensor { .. } => "sparse_tensor",
+                TypeKind::Sequence(_) => "sequence",
+                TypeKind::Map { .. } => "map",
+                TypeKind::Optional(_) => "optional",
+            };
+            self.w.name("kind").string(kind);
+            self.opt_str("denotation", &at.denotation);
+            match &at.kind {
+                TypeKind::Tensor { elem_type, shape } | TypeKind::SparseTensor { elem_type, shape } => {
+                    if *elem_type != 0 {
+                        self.w.name("elem_type").u64(u64::from(*elem_type));
+                    }
+                    if let Some(shape) = shape {
+                        self.w.name("shape");
+                        self.array(shape, |s, d| s.dim(d));
+                    }
+                    break;
+                }
+                TypeKind::Sequence(e) | TypeKind::Optional(e) => {
+                    self.w.name("elem");
+                    at = e;
+                }
+                TypeKind::Map { key_type, value } => {
+                    if *key_type != 0 {
+                        self.w.name("key_type").u64(u64::from(*key_type));
+                    }
+                    self.w.name("value");
+                    at = value;
+                }
+            }
+            level += 1;
+        }
+        for _ in depth..=level {
+            self.w.end_object();
+        }
+    }
+
+    fn opt_str(&mut self, name: &str, v: &str) {
+        if !v.is_empty() {
+            self.w.name(name).string(v);
+        }
+    }
+
+    fn strs(&mut self, name: &str, v: &[String], always: bool) {
+        if always || !v.is_empty() {
+            self.w.name(name).begin_array();
+            for s in v {
+                self.w.string(s);
+            }
+            self.w.end_array();
+        }
+    }
+
+    fn list<T>(&mut self, name: &str, v: &[T], mut item: impl FnMut(&mut Self, &T)) {
+        if !v.is_empty() {
+            self.w.name(name).begin_array();
+            for x in v {
+                item(self, x);
+            }
+            self.w.end_array();
+        }
+    }
+
+    fn metadata(&mut self, v: &[StringEntry]) {
+        self.list("metadata", v, |s, e| {
+            s.w.begin_object();
+            s.opt_str("key", &e.key);
+            s.opt_str("value", &e.value);
+            s.w.end_object();
+        });
+    }
+
+    fn opsets(&mut self, v: &[OperatorSet]) {
+        self.list("opsets", v, |s, o| {
+            s.w.begin_object();
+            s.opt_str("domain", &o.domain);
+            s.w.name("version").u64(o.version);
+            s.w.end_object();
+        });
+    }
+
+    fn array<T>(&mut self, v: &[T], mut item: impl FnMut(&mut Self, &T)) {
+        self.w.begin_array();
+        for x in v {
+            item(self, x);
+        }
+        self.w.end_array();
+    }
+
+    fn dims(&mut self, name: &str, dims: &[u64]) {
+        self.w.name(name).begin_array();
+        for &d in dims {
+            self.w.u64(d);
+        }
+        self.w.end_array();
+    }
+
+    fn tensor(&mut self, t: &Tensor<'_>) {
+        self.w.begin_object();
+        self.opt_str("name", &t.name);
+        self.w.name("dtype").u64(u64::from(t.dtype));
+        self.dims("dims", &t.dims);
+        self.opt_str("doc", &t.doc);
+        match &t.data {
+            TensorData::Raw(_) => {
+                let i = self.next;
+                self.next += 1;
+                let off = self.offsets.get(i).copied().unwrap_or(0);
+                let len = self.raws.get(i).map_or(0, |b| b.len());
+                self.w.name("data").begin_object();
+                self.w.name("offset").u64(off);
+                self.w.name("length").u64(u64::try_from(len).unwrap_or(u64::MAX));
+                self.w.end_object();
+            }
+            TensorData::Strings(ss) => {
+                self.w.name("strings");
+                self.array(ss, |s, b| {
+                    s.w.string(&base64::encode(b));
+                });
+            }
+        }
+        self.metadata(&t.metadata);
+        self.w.end_object();
+    }
+
+    fn sparse(&mut self, s: &SparseTensor<'_>) {
+        self.w.begin_object();
+        self.w.name("values");
+        self.tensor(&s.values);
+        self.w.name("indices");
+        self.tensor(&s.indices);
+        self.dims("dims", &s.dims);
+        self.w.end_object();
+    }
+
+    fn dim(&mut self, d: &Dim) {
+        self.w.begin_object();
+        match &d.value {
+            DimValue::Unknown => {}
+            DimValue::Value(v) => {
+                self.w.name("value").u64(*v);
+            }
+            DimValue::Param(p) => {
+                self.w.name("param").string(p);
+            }
+        }
+        self.opt_str("denotation", &d.denotation);
+        self.w.end_object();
+    }
+}
+
+/// What a table's step did: opened a child table (at a level), finished a run, or finished.
+enum Step<'m, 'a> {
+    Child(Msg<'m, 'a>, usize),
+    Next,
+    Done,
+}
+
+fn child<'m, 'a>(msg: Option<Msg<'m, 'a>>, depth: usize) -> Step<'m, 'a> {
+    match msg {
+        Some(m) => Step::Child(m, depth),
+        None => Step::Next,
+    }
+}
