@@ -25,7 +25,7 @@ pub fn check(files: &[PathBuf], format: Option<&str>, json: bool) -> ExitCode {
             return ExitCode::from(USAGE_OR_IO);
         }
     };
-    let progress = Progress::new(files.len());
+    let mut progress = Progress::new(files.len());
     let (mut rejected, mut failed) = (false, false);
     for (i, file) in files.iter().enumerate() {
         progress.step(i, &file.display().to_string());
@@ -44,7 +44,7 @@ pub fn check(files: &[PathBuf], format: Option<&str>, json: bool) -> ExitCode {
                 continue;
             }
         };
-        let outcome = format.check(file);
+        let outcome = format.check(file, &mut |done, total| progress.update(done, total));
         progress.clear();
         match outcome {
             Ok(()) => print_result(file, format, None, json),
@@ -177,7 +177,7 @@ pub fn corpus_check(dirs: &[PathBuf]) -> ExitCode {
             return ExitCode::from(USAGE_OR_IO);
         }
     };
-    let progress = Progress::new(files.len());
+    let mut progress = Progress::new(files.len());
     let (mut passed, mut failed) = (0usize, 0usize);
     for (i, (path, expected)) in files.iter().enumerate() {
         progress.step(i, &path.display().to_string());

@@ -3,10 +3,10 @@
 //! usage and I/O errors (an existing destination included). Progress in bytes on stderr
 //! when it is a terminal.
 
+use crate::progress::Progress;
 use clap::{Args, Subcommand};
 use modelgate_core::digest::hex;
 use modelgate_io::mvb::{MvbIoError, export, import, verify_archive, verify_folder};
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -56,49 +56,6 @@ pub struct VerifyArgs {
     target: PathBuf,
 }
 
-/// A byte counter on stderr, redrawn when the percentage changes; silent unless stderr is a
-/// terminal.
-struct Bytes {
-    shown: bool,
-    last: u64,
-    label: &'static str,
-}
-
-impl Bytes {
-    fn new(label: &'static str) -> Self {
-        Bytes {
-            shown: std::io::stderr().is_terminal(),
-            last: u64::MAX,
-            label,
-        }
-    }
-
-    fn update(&mut self, done: u64, total: u64) {
-        if !self.shown || total == 0 {
-            return;
-        }
-        let pct = done.saturating_mul(100) / total;
-        if pct != self.last {
-            self.last = pct;
-            let mut err = std::io::stderr().lock();
-            let _ = write!(
-                err,
-                "\r\x1b[K{} {pct}% ({} of {} MiB)",
-                self.label,
-                done >> 20,
-                total >> 20
-            );
-            let _ = err.flush();
-        }
-    }
-
-    fn clear(&self) {
-        if self.shown && self.last != u64::MAX {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
-        }
-    }
-}
-
 fn failure(path: &Path, e: &MvbIoError) -> ExitCode {
     match e {
         MvbIoError::Rejected(e) => {
@@ -116,7 +73,7 @@ fn failure(path: &Path, e: &MvbIoError) -> ExitCode {
 pub fn run(command: MvbCommand) -> ExitCode {
     match command {
         MvbCommand::Export(a) => {
-            let mut p = Bytes::new("exporting");
+            let mut p = Progress::bytes("exporting");
             let r = export(&a.bundle, &a.out, &mut |d, t| p.update(d, t));
             p.clear();
             match r {
@@ -134,7 +91,7 @@ pub fn run(command: MvbCommand) -> ExitCode {
             }
         }
         MvbCommand::Import(a) => {
-            let mut p = Bytes::new("importing");
+            let mut p = Progress::bytes("importing");
             let r = import(&a.file, &a.vault, &mut |d, t| p.update(d, t));
             p.clear();
             match r {
@@ -156,7 +113,7 @@ pub fn run(command: MvbCommand) -> ExitCode {
 }
 
 fn verify(target: &Path) -> ExitCode {
-    let mut p = Bytes::new("verifying");
+    let mut p = Progress::bytes("verifying");
     if target.is_dir() {
         let r = verify_folder(target, &mut |d, t| p.update(d, t));
         p.clear();

@@ -4,11 +4,10 @@
 use modelgate_core::Location;
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::mpk::{
-    Class, Failure, MpkError, MpkKind, MpkLimits, MpkReader, NullSink, Package, Registry, Sink, check_extension,
-    check_tar_gz,
+    Class, Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, check_extension, check_tar_gz,
 };
 use modelgate_core::tar::writer::END_OF_ARCHIVE;
-use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
+use modelgate_core::tar::{Discard, EntrySink, FileMeta, Flavor, TarWriter};
 
 // ---------------------------------------------------------------- fixtures
 
@@ -81,7 +80,7 @@ fn check(bytes: &[u8]) -> Result<Package, MpkError> {
     let mut r = MpkReader::new(MpkLimits::DEFAULT, Registry::DEFAULT, [5, 6]);
     let mut pieces = Ok(());
     for c in bytes.chunks(1000) {
-        pieces = r.feed(c, &mut NullSink);
+        pieces = r.feed(c, &mut Discard);
         if pieces.is_err() {
             break;
         }
@@ -747,16 +746,16 @@ fn contract_executable_traversal_rejected() {
 
 // ---------------------------------------------------------------- sink
 
-struct Collect(Vec<(String, Class, Vec<u8>)>);
+struct Collect(Vec<(String, Vec<u8>)>);
 
-impl Sink for Collect {
+impl EntrySink for Collect {
     type Error = ();
-    fn begin(&mut self, dest: &str, class: Class, _: u64) -> Result<(), ()> {
-        self.0.push((dest.to_string(), class, Vec::new()));
+    fn begin(&mut self, dest: &str, _: u64) -> Result<(), ()> {
+        self.0.push((dest.to_string(), Vec::new()));
         Ok(())
     }
     fn data(&mut self, chunk: &[u8]) -> Result<(), ()> {
-        self.0.last_mut().unwrap().2.extend_from_slice(chunk);
+        self.0.last_mut().unwrap().1.extend_from_slice(chunk);
         Ok(())
     }
     fn end(&mut self) -> Result<(), ()> {
@@ -773,11 +772,7 @@ fn sink_receives_every_file() {
     assert_eq!(sink.0.len(), 7);
     assert_eq!(
         sink.0[5],
-        (
-            "share/resnet50_mla.elf".into(),
-            Class::Elf,
-            b"\x7fELF\x01\x01\x01".to_vec()
-        )
+        ("share/resnet50_mla.elf".into(), b"\x7fELF\x01\x01\x01".to_vec())
     );
 }
 
@@ -846,9 +841,9 @@ fn empty_file_path_rejected() {
 
 struct FailOnData;
 
-impl Sink for FailOnData {
+impl EntrySink for FailOnData {
     type Error = &'static str;
-    fn begin(&mut self, _: &str, _: Class, _: u64) -> Result<(), Self::Error> {
+    fn begin(&mut self, _: &str, _: u64) -> Result<(), Self::Error> {
         Ok(())
     }
     fn data(&mut self, _: &[u8]) -> Result<(), Self::Error> {
@@ -864,6 +859,6 @@ fn sink_failure_stops_the_reader() {
     let bytes = gz(&tar(&files()));
     let mut r = MpkReader::new(MpkLimits::DEFAULT, Registry::DEFAULT, [0, 0]);
     assert_eq!(r.feed(&bytes, &mut FailOnData), Err(Failure::Sink("disk full")));
-    assert!(matches!(r.feed(&bytes, &mut NullSink), Err(Failure::Rejected(_))));
+    assert!(matches!(r.feed(&bytes, &mut Discard), Err(Failure::Rejected(_))));
     assert_eq!(r.finish().unwrap_err().kind, MpkKind::InvalidArchive);
 }

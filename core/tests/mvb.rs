@@ -6,11 +6,11 @@ mod common;
 use modelgate_core::Location;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::{
-    Discard, Failure, ImportSink, ImportValidator, MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits,
-    bundle_hash, check_mvb, covers, write::append_entry, write_bundle,
+    Failure, ImportValidator, MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits, bundle_hash, check_mvb, covers,
+    write::append_entry, write_bundle,
 };
-use modelgate_core::tar::BLOCK;
 use modelgate_core::tar::writer::END_OF_ARCHIVE;
+use modelgate_core::tar::{BLOCK, Discard, EntrySink};
 
 const ID: &str = "qwen--qwen3-0.6b@c1899de289a0";
 const DATE: &str = "2025-06-01T12:00:00Z";
@@ -212,9 +212,10 @@ struct Collect {
     files: Vec<(String, String, Vec<u8>)>,
 }
 
-impl ImportSink for Collect {
+impl EntrySink for Collect {
     type Error = ();
-    fn begin(&mut self, id: &str, path: &str, _: u64) -> Result<(), ()> {
+    fn begin(&mut self, path: &str, _: u64) -> Result<(), ()> {
+        let (id, path) = path.split_once('/').unwrap();
         self.files.push((id.into(), path.into(), Vec::new()));
         Ok(())
     }
@@ -251,9 +252,9 @@ fn sink_receives_every_file_but_the_marker() {
 #[test]
 fn sink_failure_stops_feeding() {
     struct Fail;
-    impl ImportSink for Fail {
+    impl EntrySink for Fail {
         type Error = &'static str;
-        fn begin(&mut self, _: &str, _: &str, _: u64) -> Result<(), &'static str> {
+        fn begin(&mut self, _: &str, _: u64) -> Result<(), &'static str> {
             Err("disk full")
         }
         fn data(&mut self, _: &[u8]) -> Result<(), &'static str> {

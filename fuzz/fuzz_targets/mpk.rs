@@ -7,13 +7,14 @@
 
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::gzip::write_gzip;
-use modelgate_core::mpk::{Failure, MpkError, MpkLimits, MpkReader, NullSink, Package, Registry, check_tar_gz};
-use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
+use modelgate_core::mpk::{Failure, MpkError, MpkLimits, MpkReader, Package, Registry, check_tar_gz};
+use modelgate_core::tar::{Discard, FileMeta, Flavor, TarWriter};
 
 /// A cheap hash of the input, from which the target derives its own parameters (piece
 /// size, shape), so that every byte of a corpus file reaches the parser as it is.
 fn mix(data: &[u8]) -> usize {
-    data.iter().fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b)))
+    data.iter()
+        .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b)))
 }
 
 const CONTRACT: &[u8] =
@@ -36,7 +37,7 @@ fn package(contract: &[u8], pipeline: &[u8]) -> Vec<u8> {
 fn pieced(bytes: &[u8], piece: usize) -> Result<Package, MpkError> {
     let mut r = MpkReader::new(MpkLimits::DEFAULT, Registry::DEFAULT, [1, 2]);
     for c in bytes.chunks(piece.max(1)) {
-        match r.feed(c, &mut NullSink) {
+        match r.feed(c, &mut Discard) {
             Ok(()) => {}
             Err(Failure::Rejected(e)) => return Err(e),
             Err(Failure::Sink(n)) => match n {},
@@ -69,9 +70,5 @@ fuzz_target!(|data: &[u8]| {
             );
         }
     }
-    assert_eq!(
-        whole,
-        pieced(&bytes, 1 + h % 4096),
-        "piece size changed the outcome"
-    );
+    assert_eq!(whole, pieced(&bytes, 1 + h % 4096), "piece size changed the outcome");
 });

@@ -10,9 +10,10 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::{
-    Failure, ImportSink, ImportValidator, Imported, MANIFEST, Manifest, Marker, MvbError, MvbLimits, bundle_hash,
-    covers, write_bundle,
+    Failure, ImportValidator, Imported, MANIFEST, Manifest, Marker, MvbError, MvbLimits, bundle_hash, covers,
+    write_bundle,
 };
+use modelgate_core::tar::EntrySink;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -57,9 +58,10 @@ struct Seen {
     files: Vec<(String, u64, Vec<u8>)>,
 }
 
-impl ImportSink for Seen {
+impl EntrySink for Seen {
     type Error = std::convert::Infallible;
-    fn begin(&mut self, id: &str, path: &str, size: u64) -> Result<(), Self::Error> {
+    fn begin(&mut self, dest: &str, size: u64) -> Result<(), Self::Error> {
+        let (id, path) = dest.split_once('/').expect("a file is <bundle_id>/<path>");
         assert!(!id.is_empty() && !path.is_empty(), "a file has a bundle and a path");
         self.files.push((path.to_string(), size, Vec::new()));
         Ok(())
@@ -111,7 +113,13 @@ fuzz_target!(|raw: &[u8]| {
         v.truncate(input.cut as usize);
         (v, usize::from(input.piece))
     } else {
-        (raw.to_vec(), 1 + raw.iter().fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b))) % 4096)
+        (
+            raw.to_vec(),
+            1 + raw
+                .iter()
+                .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b)))
+                % 4096,
+        )
     };
     let (whole, whole_seen) = run(&data, data.len().max(1));
     let (pieced, pieced_seen) = run(&data, piece);

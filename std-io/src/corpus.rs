@@ -84,7 +84,7 @@ pub fn check_one(path: &Path, expected: &Expected) -> Option<Mismatch> {
     let got = match check::detect(path) {
         Err(e) => Err(Got::Io(e)),
         Ok(None) => Err(Got::NoFormat),
-        Ok(Some(format)) => match format.check(path) {
+        Ok(Some(format)) => match format.check(path, &mut |_, _| {}) {
             Ok(()) => Ok(format.name()),
             Err(CheckError::Rejected(r)) => Err(Got::Rejected(format.name(), r)),
             Err(CheckError::Io(e)) => Err(Got::Io(e)),

@@ -3,11 +3,12 @@
 //! root made next to the destination; on success the root is renamed into place, on any
 //! failure it is removed and nothing is left behind.
 
+use crate::Progress;
+use crate::failure::FileError;
 use crate::temp::{self, TempDir, private_dir};
-use modelgate_core::mpk::{
-    Class, Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, Sink, check_extension,
-};
-use modelgate_core::{Location, Rejection};
+use modelgate_core::Location;
+use modelgate_core::mpk::{MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, check_extension};
+use modelgate_core::tar::{Discard, EntrySink, Failure};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -15,44 +16,10 @@ use std::path::{Component, Path, PathBuf};
 /// Bytes read from the package per step (§6.2): memory stays a few chunks.
 pub const CHUNK: usize = 64 * 1024;
 
-/// Why extraction or checking failed.
-#[derive(Debug)]
-pub enum ExtractError {
-    /// The package broke a rule of `spec/mpk.md`.
-    Rejected(MpkError),
-    /// The destination exists (any kind of file, a symbolic link included) (§6.1).
-    DestinationExists(PathBuf),
-    /// The operating system refused.
-    Io(io::Error),
-}
-
-impl ExtractError {
-    /// The rejection, when the package itself was rejected.
-    pub fn rejection(&self) -> Option<Rejection> {
-        match self {
-            ExtractError::Rejected(e) => Some(e.rejection()),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for ExtractError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExtractError::Rejected(e) => write!(f, "{e}"),
-            ExtractError::DestinationExists(p) => write!(f, "destination {} already exists", p.display()),
-            ExtractError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for ExtractError {}
-
-impl From<io::Error> for ExtractError {
-    fn from(e: io::Error) -> Self {
-        ExtractError::Io(e)
-    }
-}
+/// Why extraction or checking failed: the package broke a rule of `spec/mpk.md`, the
+/// destination exists (any kind of file, a symbolic link included, §6.1), or the operating
+/// system refused.
+pub type ExtractError = FileError<MpkError>;
 
 impl From<MpkError> for ExtractError {
     fn from(e: MpkError) -> Self {
@@ -61,7 +28,8 @@ impl From<MpkError> for ExtractError {
 }
 
 /// §6.1: the file name rule, then the size limit from metadata, before any byte is read.
-fn open_package(package: &Path, limits: &MpkLimits) -> Result<File, ExtractError> {
+/// Returns the file and its length.
+fn open_package(package: &Path, limits: &MpkLimits) -> Result<(File, u64), ExtractError> {
     let name = package
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -76,13 +44,23 @@ fn open_package(package: &Path, limits: &MpkLimits) -> Result<File, ExtractError
         let at = Location::at(limits.max_archive_bytes);
         return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
-/// Streams the package through the reader into `sink`, chunk by chunk (§6.2).
-fn run<S: Sink<Error = io::Error>>(mut file: File, limits: MpkLimits, sink: &mut S) -> Result<Package, ExtractError> {
+/// Streams the package (`len` bytes) through the reader into `sink`, chunk by chunk
+/// (§6.2), reporting the compressed bytes read to `progress`.
+fn run<S: EntrySink>(
+    (mut file, len): (File, u64),
+    limits: MpkLimits,
+    sink: &mut S,
+    progress: Progress<'_>,
+) -> Result<Package, ExtractError>
+where
+    ExtractError: From<S::Error>,
+{
     let mut reader = MpkReader::new(limits, Registry::DEFAULT, crate::hash_key());
     let mut buf = vec![0u8; CHUNK];
+    let mut done = 0u64;
     loop {
         let n = file.read(&mut buf)?;
         if n == 0 {
@@ -93,29 +71,16 @@ fn run<S: Sink<Error = io::Error>>(mut file: File, limits: MpkLimits, sink: &mut
             Err(Failure::Rejected(e)) => return Err(e.into()),
             Err(Failure::Sink(e)) => return Err(e.into()),
         }
+        done = done.saturating_add(n as u64);
+        progress(done, len.max(done));
     }
     Ok(reader.finish()?)
 }
 
-/// Validates the package without writing anything (`modelgate check`, §7).
-pub fn check_package(package: &Path, limits: MpkLimits) -> Result<Package, ExtractError> {
-    let file = open_package(package, &limits)?;
-    run(file, limits, &mut Discard)
-}
-
-struct Discard;
-
-impl Sink for Discard {
-    type Error = io::Error;
-    fn begin(&mut self, _: &str, _: Class, _: u64) -> io::Result<()> {
-        Ok(())
-    }
-    fn data(&mut self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-    fn end(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+/// Validates the package without writing anything (`modelgate check`, §7), reporting the
+/// bytes read to `progress`.
+pub fn check_package(package: &Path, limits: MpkLimits, progress: Progress<'_>) -> Result<Package, ExtractError> {
+    run(open_package(package, &limits)?, limits, &mut Discard, progress)
 }
 
 /// Extracts `package` to `dest`, which must not exist (§6): the content goes into a
@@ -129,7 +94,7 @@ pub fn extract(package: &Path, dest: &Path, limits: MpkLimits) -> Result<Package
         root: root.path().to_path_buf(),
         file: None,
     };
-    let package = run(file, limits, &mut sink)?;
+    let package = run(file, limits, &mut sink, &mut |_, _| {})?;
     drop(sink);
     publish(root, dest)?;
     Ok(package)
@@ -138,7 +103,7 @@ pub fn extract(package: &Path, dest: &Path, limits: MpkLimits) -> Result<Package
 /// §6.1: `dest` must not exist in any form; a symbolic link (even dangling) counts.
 fn refuse_existing(dest: &Path) -> Result<(), ExtractError> {
     match fs::symlink_metadata(dest) {
-        Ok(_) => Err(ExtractError::DestinationExists(dest.to_path_buf())),
+        Ok(_) => Err(ExtractError::Exists(dest.to_path_buf())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e.into()),
     }
@@ -202,10 +167,10 @@ impl DirSink {
     }
 }
 
-impl Sink for DirSink {
+impl EntrySink for DirSink {
     type Error = io::Error;
 
-    fn begin(&mut self, dest: &str, _: Class, _: u64) -> io::Result<()> {
+    fn begin(&mut self, dest: &str, _: u64) -> io::Result<()> {
         let target = self.target(dest)?;
         self.make_parents(dest)?;
         // §6.3: exclusive creation; an existing name (a link included) is an error.

@@ -13,12 +13,16 @@
 //! - [`publish`]: atomic publication of output files.
 //! - [`temp`]: exclusively created temporary files and folders beside a destination.
 //! - [`onemodel`]: OneModel/ONNX loading, external data, conversions.
+//! - [`failure`]: [`failure::FileError`], why an operation that reads an archive and writes
+//!   files failed (MPK extraction, mvb export, import and verify).
 //! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
+//! - [`Progress`]: the byte-progress callback of long operations.
 #![deny(unsafe_code)]
 
 pub mod check;
 pub mod corpus;
 pub mod extract;
+pub mod failure;
 #[allow(unsafe_code)]
 pub mod mmap;
 pub mod mvb;
@@ -30,6 +34,12 @@ pub mod temp;
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
+
+/// Progress callback of long operations (CONVENTIONS.md: long operations show progress on
+/// stderr when it is a terminal): bytes done, bytes in total. Calls are monotone in the
+/// bytes done and the last one, after a complete pass, reports the total. The command line
+/// draws it; the library only counts.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// A random SipHash key for this process (`spec/json.md` §5), drawn once from the
 /// operating system's entropy through `std`'s `RandomState`.

@@ -5,6 +5,8 @@
 //! Every byte is read once, in 64 KiB chunks, and hashed over the same chunk that is written
 //! (export) or unpacked (import): memory does not grow with the bundle's size.
 
+use crate::Progress;
+use crate::failure::FileError;
 use crate::publish::{publish_bytes, publish_with};
 use crate::read::{ReadError, read_bounded};
 use crate::temp::{TempDir, sync_parent};
@@ -13,12 +15,12 @@ use modelgate_core::archive_path::{PathLimits, normalize};
 use modelgate_core::digest::{ChunkDigest, hex};
 use modelgate_core::json::{self, Limits, Member, Node, Value, Writer};
 use modelgate_core::mvb::fields::format_rfc3339_utc;
-use modelgate_core::mvb::import::Failure;
 use modelgate_core::mvb::{
-    Discard, FORMAT_VERSION, ImportSink, ImportValidator, Imported, MANIFEST, MARKER, Manifest, Marker, MvbError,
-    MvbKind, MvbLimits, entry_header, is_excluded,
+    FORMAT_VERSION, ImportValidator, Imported, MANIFEST, MARKER, Manifest, Marker, MvbError, MvbKind, MvbLimits,
+    entry_header, is_excluded,
 };
 use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::{Discard, EntrySink, Failure};
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -39,37 +41,9 @@ pub const EXPORTS: &str = "exports.json";
 /// File-name suffix of an export (§2.1).
 pub const SUFFIX: &str = ".mvb.tar";
 
-/// Progress callback: bytes done, bytes in total.
-pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
-
-/// Why an mvb operation failed.
-#[derive(Debug)]
-pub enum MvbIoError {
-    /// The bundle or archive broke a rule of `spec/mvb.md`.
-    Rejected(MvbError),
-    /// The destination exists (§5.4, §6.3).
-    Exists(PathBuf),
-    /// The operating system refused.
-    Io(io::Error),
-}
-
-impl std::fmt::Display for MvbIoError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MvbIoError::Rejected(e) => write!(f, "{e}"),
-            MvbIoError::Exists(p) => write!(f, "{} already exists", p.display()),
-            MvbIoError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for MvbIoError {}
-
-impl From<io::Error> for MvbIoError {
-    fn from(e: io::Error) -> Self {
-        MvbIoError::Io(e)
-    }
-}
+/// Why an mvb operation failed: the bundle or archive broke a rule of `spec/mvb.md`, the
+/// destination exists (§5.4, §6.3), or the operating system refused.
+pub type MvbIoError = FileError<MvbError>;
 
 impl From<MvbError> for MvbIoError {
     fn from(e: MvbError) -> Self {
@@ -511,14 +485,15 @@ struct StagingSink {
 }
 
 impl StagingSink {
-    /// `rel` is a normalised bundle path; every component is checked plain again.
-    fn target(&self, bundle_id: &str, rel: &str) -> io::Result<PathBuf> {
-        let joined = Path::new(bundle_id).join(rel);
-        if !joined.components().all(|c| matches!(c, Component::Normal(_))) {
+    /// `rel` is `<bundle_id>/<bundle path>`, normalised; every component is checked plain
+    /// again.
+    fn target(&self, rel: &str) -> io::Result<PathBuf> {
+        let joined = Path::new(rel);
+        if rel.is_empty() || !joined.components().all(|c| matches!(c, Component::Normal(_))) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "staging path is not plain"));
         }
         let mut dir = self.root.clone();
-        let mut parts: Vec<&str> = std::iter::once(bundle_id).chain(rel.split('/')).collect();
+        let mut parts: Vec<&str> = rel.split('/').collect();
         parts.pop();
         for part in parts {
             dir.push(part);
@@ -549,11 +524,11 @@ fn create_file(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
-impl ImportSink for StagingSink {
+impl EntrySink for StagingSink {
     type Error = io::Error;
 
-    fn begin(&mut self, bundle_id: &str, path: &str, _: u64) -> io::Result<()> {
-        let target = self.target(bundle_id, path)?;
+    fn begin(&mut self, path: &str, _: u64) -> io::Result<()> {
+        let target = self.target(path)?;
         self.file = Some(create_file(&target)?);
         Ok(())
     }
@@ -599,13 +574,16 @@ fn open_file(path: &Path) -> Result<(File, u64), MvbIoError> {
     Ok((file, meta.len()))
 }
 
-/// §6.2: one streaming pass of the archive through the validator into `sink`.
-fn stream<S: ImportSink<Error = io::Error>>(
-    mut file: File,
-    len: u64,
+/// §6.2: one streaming pass of the archive (`len` bytes) through the validator into
+/// `sink`, reporting the bytes read to `progress`.
+fn stream<S: EntrySink>(
+    (mut file, len): (File, u64),
     sink: &mut S,
     progress: Progress<'_>,
-) -> Result<Imported, MvbIoError> {
+) -> Result<Imported, MvbIoError>
+where
+    MvbIoError: From<S::Error>,
+{
     let mut v = ImportValidator::new(MvbLimits::DEFAULT, crate::hash_key());
     let mut buf = vec![0u8; CHUNK];
     let mut done = 0u64;
@@ -619,8 +597,8 @@ fn stream<S: ImportSink<Error = io::Error>>(
             Err(Failure::Rejected(e)) => return Err(e.into()),
             Err(Failure::Sink(e)) => return Err(e.into()),
         }
-        done += n as u64;
-        progress(done, len);
+        done = done.saturating_add(n as u64);
+        progress(done, len.max(done));
     }
     Ok(v.finish()?)
 }
@@ -639,7 +617,7 @@ pub struct ImportReport {
 /// manifest, writes the verification record and renames the bundle into the vault. On any
 /// failure the staging folder is removed and the vault is unchanged.
 pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<ImportReport, MvbIoError> {
-    let (file, len) = open_archive(archive)?;
+    let file = open_archive(archive)?;
     if !fs::metadata(vault)?.is_dir() {
         return Err(io::Error::new(io::ErrorKind::NotADirectory, "vault is not a folder").into());
     }
@@ -648,7 +626,7 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
         root: staging.path().to_path_buf(),
         file: None,
     };
-    let imported = stream(file, len, &mut sink, progress)?;
+    let imported = stream(file, &mut sink, progress)?;
     drop(sink);
     let id = imported.marker.bundle_id.clone();
     let dest = vault.join(&id);
@@ -765,16 +743,16 @@ fn verification_record(imported: &Imported, location: &Path, at: &str) -> (Strin
 // ---------------------------------------------------------------- check and verify
 
 /// `modelgate check FILE.mvb.tar` (§8.1): the import's validating unpack into a private
-/// staging folder under the system temporary folder, always removed. The file name is not
-/// checked (`--format mvb` may name any file).
-pub fn check_archive(archive: &Path) -> Result<Imported, MvbIoError> {
-    let (file, len) = open_file(archive)?;
+/// staging folder under the system temporary folder, always removed, reporting the bytes
+/// read to `progress`. The file name is not checked (`--format mvb` may name any file).
+pub fn check_archive(archive: &Path, progress: Progress<'_>) -> Result<Imported, MvbIoError> {
+    let file = open_file(archive)?;
     let staging = staging(&std::env::temp_dir())?;
     let mut sink = StagingSink {
         root: staging.path().to_path_buf(),
         file: None,
     };
-    let r = stream(file, len, &mut sink, &mut |_, _| {});
+    let r = stream(file, &mut sink, progress);
     drop(sink);
     drop(staging);
     r
@@ -782,25 +760,7 @@ pub fn check_archive(archive: &Path) -> Result<Imported, MvbIoError> {
 
 /// `modelgate mvb verify FILE.mvb.tar` (§7.1): §4 with a sink that keeps nothing.
 pub fn verify_archive(archive: &Path, progress: Progress<'_>) -> Result<Imported, MvbIoError> {
-    let (file, len) = open_archive(archive)?;
-    let mut v = ImportValidator::new(MvbLimits::DEFAULT, crate::hash_key());
-    let mut file = file;
-    let mut buf = vec![0u8; CHUNK];
-    let mut done = 0u64;
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        match v.feed(buf.get(..n).unwrap_or_default(), &mut Discard) {
-            Ok(()) => {}
-            Err(Failure::Rejected(e)) => return Err(e.into()),
-            Err(Failure::Sink(never)) => match never {},
-        }
-        done += n as u64;
-        progress(done, len);
-    }
-    Ok(v.finish()?)
+    stream(open_archive(archive)?, &mut Discard, progress)
 }
 
 /// The result of verifying a bundle folder (§7.1).

@@ -147,14 +147,14 @@ fn symlink_planted_at_destination_refused() {
     let dest = dir.join("out");
     std::os::unix::fs::symlink(&outside, &dest).unwrap();
     let err = extract(&pkg, &dest, MpkLimits::DEFAULT).unwrap_err();
-    assert!(matches!(err, ExtractError::DestinationExists(_)), "{err}");
+    assert!(matches!(err, ExtractError::Exists(_)), "{err}");
     assert!(listing(&outside).is_empty(), "nothing written through the link");
     assert_eq!(listing(&dir), ["model.tar.gz", "out"]);
     // A dangling link is refused too.
     fs::remove_dir_all(&outside).unwrap();
     assert!(matches!(
         extract(&pkg, &dest, MpkLimits::DEFAULT),
-        Err(ExtractError::DestinationExists(_))
+        Err(ExtractError::Exists(_))
     ));
     assert!(!outside.exists());
     fs::remove_dir_all(&dir).unwrap();
@@ -168,7 +168,7 @@ fn existing_destination_refused() {
     fs::create_dir(dir.join("out")).unwrap();
     assert!(matches!(
         extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT),
-        Err(ExtractError::DestinationExists(_))
+        Err(ExtractError::Exists(_))
     ));
     assert_eq!(listing(&dir), ["model.tar.gz", "out"]);
     fs::remove_dir_all(&dir).unwrap();
@@ -179,7 +179,7 @@ fn extension_rule_before_any_byte() {
     // The files do not even exist: the name alone decides.
     for name in ["model.tgz", "model.mpk", "model.tar", "model.gz", "model.TAR.GZ"] {
         let path = Path::new("/nonexistent-modelgate").join(name);
-        match check_package(&path, MpkLimits::DEFAULT) {
+        match check_package(&path, MpkLimits::DEFAULT, &mut |_, _| {}) {
             Err(ExtractError::Rejected(e)) => {
                 assert_eq!(e.kind, MpkKind::InvalidArchive);
                 assert!(e.to_string().starts_with("invalid_archive: "));
@@ -198,7 +198,7 @@ fn archive_size_limit_from_metadata() {
         max_archive_bytes: 100,
         ..MpkLimits::DEFAULT
     };
-    match check_package(&pkg, limits) {
+    match check_package(&pkg, limits, &mut |_, _| {}) {
         Err(ExtractError::Rejected(e)) => assert_eq!(e.kind, MpkKind::SizeLimitExceeded),
         other => panic!("{other:?}"),
     }
@@ -210,7 +210,44 @@ fn check_writes_nothing() {
     let dir = scratch("check");
     let pkg = dir.join("model.tar.gz");
     fs::write(&pkg, valid()).unwrap();
-    check_package(&pkg, MpkLimits::DEFAULT).unwrap();
+    check_package(&pkg, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
     assert_eq!(listing(&dir), ["model.tar.gz"]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Incompressible bytes (xorshift), so the package is several read chunks long.
+fn noise(n: usize) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn check_reports_progress_monotone_to_the_total() {
+    let dir = scratch("progress");
+    let mut content = files();
+    content[3].1 = noise(300_000);
+    let mut t = tar_body(&content);
+    t.extend_from_slice(&END_OF_ARCHIVE);
+    let pkg = dir.join("model.tar.gz");
+    fs::write(&pkg, package(t)).unwrap();
+    let len = fs::metadata(&pkg).unwrap().len();
+    let mut calls = Vec::new();
+    // Through the format registry, as `modelgate check` calls it.
+    let mpk = modelgate_io::check::by_name("mpk").unwrap();
+    mpk.check(&pkg, &mut |done, total| calls.push((done, total))).unwrap();
+    assert!(calls.len() > 1, "{calls:?}");
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+    assert!(
+        calls.iter().all(|&(done, total)| done <= total && total == len),
+        "{calls:?}"
+    );
+    assert_eq!(calls.last(), Some(&(len, len)));
     fs::remove_dir_all(&dir).unwrap();
 }

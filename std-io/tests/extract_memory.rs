@@ -105,7 +105,7 @@ fn peak_heap_stays_far_below_package_size() {
 
     let base = CURRENT.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    check_package(&pkg, MpkLimits::DEFAULT).unwrap();
+    check_package(&pkg, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
     let check_peak = PEAK.load(Ordering::Relaxed) - base;
 
     let base = CURRENT.load(Ordering::Relaxed);

@@ -389,7 +389,11 @@ fn one_flipped_byte_in_any_payload_file_is_refused_and_vault_unchanged() {
                 other => panic!("{path} {at}: {other:?}"),
             }
             assert!(vault_listing(&vault).is_empty(), "vault changed for {path} {at}");
-            assert!(matches!(check_archive(&file), Err(MvbIoError::Rejected(_))));
+            let checked = {
+                let _alone = CHECKING.lock().unwrap();
+                check_archive(&file, &mut quiet())
+            };
+            assert!(matches!(checked, Err(MvbIoError::Rejected(_))));
             assert!(matches!(
                 verify_archive(&file, &mut quiet()),
                 Err(MvbIoError::Rejected(_))
@@ -439,10 +443,15 @@ fn check_leaves_no_staging_behind() {
     let out = s.join("out");
     fs::create_dir_all(&out).unwrap();
     let tar = export_to(&bundle, &out);
+    let _alone = CHECKING.lock().unwrap();
     let before = staging_count();
-    check_archive(&tar).unwrap();
+    check_archive(&tar, &mut quiet()).unwrap();
     assert_eq!(staging_count(), before);
 }
+
+/// Held by the tests that check an archive (staging under the system temporary folder),
+/// so that [`staging_count`] sees only its own test's folders.
+static CHECKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn staging_count() -> usize {
     let pid = format!(".mvb-import.{}.", std::process::id());
@@ -479,4 +488,26 @@ fn verifier_agrees_with_the_corpus_on_integrity_traversal_and_versions() {
         checked += 1;
     }
     assert!(checked >= 30, "{checked}");
+}
+
+#[test]
+fn check_reports_progress_monotone_to_the_total() {
+    let s = scratch("progress");
+    let bundle = make_bundle(&s);
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let tar = export_to(&bundle, &out);
+    let len = fs::metadata(&tar).unwrap().len();
+    let mut calls = Vec::new();
+    // Through the format registry, as `modelgate check` calls it.
+    let mvb = modelgate_io::check::by_name("mvb").unwrap();
+    let _alone = CHECKING.lock().unwrap();
+    mvb.check(&tar, &mut |done, total| calls.push((done, total))).unwrap();
+    assert!(calls.len() > 1, "{calls:?}");
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+    assert!(
+        calls.iter().all(|&(done, total)| done <= total && total == len),
+        "{calls:?}"
+    );
+    assert_eq!(calls.last(), Some(&(len, len)));
 }

@@ -1,59 +1,18 @@
 //! The streaming pipeline gzip → tar → package check → sink (`spec/mpk.md` §6.2), in
-//! core so that every caller (check, extraction, fuzzing) runs the same code.
+//! core so that every caller (check, extraction, fuzzing) runs the same code. Accepted
+//! files go to an [`EntrySink`] at their destination path (`etc/`, `lib/` or `share/` and
+//! the name, §3.2).
 
-use super::classify::Class;
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
 use super::package::{Decision, Package, PackageCheck};
 use super::registry::Registry;
 use crate::Location;
 use crate::gzip::{GzStep, GzipDecoder};
-use crate::tar::{Event, TarLimits, TarReader};
-
-/// Receives the accepted files' bytes as they are decoded (§6.2). Files arrive one at a
-/// time: `begin`, any number of `data`, `end`.
-pub trait Sink {
-    /// The sink's own failure (an I/O error, for extraction).
-    type Error;
-    /// A file starts; `dest` is relative to the extraction root (§3.2).
-    fn begin(&mut self, dest: &str, class: Class, size: u64) -> Result<(), Self::Error>;
-    /// A piece of the file's data.
-    fn data(&mut self, chunk: &[u8]) -> Result<(), Self::Error>;
-    /// The file is complete.
-    fn end(&mut self) -> Result<(), Self::Error>;
-}
-
-/// A sink that keeps nothing (`modelgate check`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NullSink;
-
-impl Sink for NullSink {
-    type Error = core::convert::Infallible;
-    fn begin(&mut self, _: &str, _: Class, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn data(&mut self, _: &[u8]) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn end(&mut self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
+use crate::tar::{Discard, EntrySink, Event, TarLimits, TarReader};
 
 /// Why feeding stopped: the package was rejected, or the sink failed.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Failure<E> {
-    /// The package broke a rule.
-    Rejected(MpkError),
-    /// The sink failed.
-    Sink(E),
-}
-
-impl<E> From<MpkError> for Failure<E> {
-    fn from(e: MpkError) -> Self {
-        Failure::Rejected(e)
-    }
-}
+pub type Failure<E> = crate::tar::Failure<MpkError, E>;
 
 /// Push-style MPK reader: feed the `.tar.gz` bytes in pieces of any size; accepted
 /// files stream to the sink; memory is the inflate window, one tar header, one meta
@@ -83,7 +42,7 @@ impl MpkReader {
     }
 
     /// Consumes the next piece of the compressed file.
-    pub fn feed<S: Sink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
+    pub fn feed<S: EntrySink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         if let Some(e) = &self.failed {
             return Err(Failure::Rejected(e.clone()));
         }
@@ -103,7 +62,7 @@ impl MpkReader {
         r
     }
 
-    fn feed_inner<S: Sink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
+    fn feed_inner<S: EntrySink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         self.fed = self.fed.saturating_add(u64::try_from(input.len()).unwrap_or(u64::MAX));
         if self.fed > self.limits.max_archive_bytes {
             // §4.1: the compressed size limit, checked as bytes arrive.
@@ -140,7 +99,7 @@ impl MpkReader {
     }
 }
 
-fn tar_chunk<S: Sink>(
+fn tar_chunk<S: EntrySink>(
     tar: &mut TarReader,
     check: &mut PackageCheck,
     extracting: &mut bool,
@@ -155,8 +114,8 @@ fn tar_chunk<S: Sink>(
         match event {
             Event::NeedInput => return Ok(()),
             Event::Entry(e) => {
-                if let Decision::Extract { dest, class } = check.entry(&e)? {
-                    sink.begin(&dest, class, e.size).map_err(Failure::Sink)?;
+                if let Decision::Extract { dest, .. } = check.entry(&e)? {
+                    sink.begin(&dest, e.size).map_err(Failure::Sink)?;
                     *extracting = true;
                 }
             }
@@ -186,7 +145,7 @@ pub fn check_tar_gz(
     hash_key: [u64; 2],
 ) -> Result<Package, MpkError> {
     let mut r = MpkReader::new(limits, registry, hash_key);
-    match r.feed(bytes, &mut NullSink) {
+    match r.feed(bytes, &mut Discard) {
         Ok(()) => {}
         Err(Failure::Rejected(e)) => return Err(e),
         Err(Failure::Sink(never)) => match never {},

@@ -1,5 +1,6 @@
 //! The push-style import validator (`spec/mvb.md` §4): tar stream in, accepted files out to
-//! a sink as their bytes arrive, every rule checked in one pass.
+//! an [`EntrySink`] as their bytes arrive (at `<bundle_id>/<bundle path>`, after the marker
+//! passed, §4.2), every rule checked in one pass.
 
 use super::error::{MvbError, MvbKind};
 use super::hash::bundle_hash;
@@ -11,55 +12,13 @@ use crate::archive_path::{PathLimits, PathSet, SetError, normalize};
 use crate::digest::{ChunkDigest, hex};
 use crate::json::Value;
 use crate::tar::reader::{Entry, lossy_name};
-use crate::tar::{EntryKind, Event, TarLimits, TarReader};
+use crate::tar::{Discard, EntryKind, EntrySink, Event, TarLimits, TarReader};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-/// Receives the accepted files of a bundle (§4): `begin`, any number of `data`, `end`,
-/// one file at a time. Files arrive only after the marker passed (§4.2).
-pub trait ImportSink {
-    /// The sink's own failure (an I/O error, for staging).
-    type Error;
-    /// A file of `size` bytes starts at bundle path `path` of bundle `bundle_id`.
-    fn begin(&mut self, bundle_id: &str, path: &str, size: u64) -> Result<(), Self::Error>;
-    /// A piece of its data.
-    fn data(&mut self, chunk: &[u8]) -> Result<(), Self::Error>;
-    /// The file is complete.
-    fn end(&mut self) -> Result<(), Self::Error>;
-}
-
-/// A sink that keeps nothing (`modelgate mvb verify FILE.mvb.tar`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Discard;
-
-impl ImportSink for Discard {
-    type Error = core::convert::Infallible;
-    fn begin(&mut self, _: &str, _: &str, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn data(&mut self, _: &[u8]) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn end(&mut self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
-
-/// Why feeding stopped.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Failure<E> {
-    /// The bundle broke a rule.
-    Rejected(MvbError),
-    /// The sink failed.
-    Sink(E),
-}
-
-impl<E> From<MvbError> for Failure<E> {
-    fn from(e: MvbError) -> Self {
-        Failure::Rejected(e)
-    }
-}
+/// Why feeding stopped: the bundle broke a rule, or the sink failed.
+pub type Failure<E> = crate::tar::Failure<MvbError, E>;
 
 /// One file of the archive as it was read: its bundle path, size and computed SHA-256.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,7 +141,7 @@ impl ImportValidator {
     }
 
     /// Consumes the next piece of the `.mvb.tar`.
-    pub fn feed<S: ImportSink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
+    pub fn feed<S: EntrySink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         if let Some(e) = &self.failed {
             return Err(Failure::Rejected(e.clone()));
         }
@@ -194,7 +153,7 @@ impl ImportValidator {
         r
     }
 
-    fn feed_inner<S: ImportSink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
+    fn feed_inner<S: EntrySink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         let mut pos = 0usize;
         loop {
             let rest = input.get(pos..).unwrap_or_default();
@@ -210,7 +169,7 @@ impl ImportValidator {
         }
     }
 
-    fn entry<S: ImportSink>(&mut self, e: &Entry, sink: &mut S) -> Result<(), Failure<S::Error>> {
+    fn entry<S: EntrySink>(&mut self, e: &Entry, sink: &mut S) -> Result<(), Failure<S::Error>> {
         if !self.seen_first {
             self.seen_first = true;
             return Ok(self.first_entry(e)?);
@@ -226,8 +185,9 @@ impl ImportValidator {
         } else {
             None
         };
-        let bundle_id = self.marker.as_ref().map(|m| m.bundle_id.as_str()).unwrap_or_default();
-        sink.begin(bundle_id, &path, e.size).map_err(Failure::Sink)?;
+        // The raw entry path is `<bundle_id>/<path>`, UTF-8 in normal form (§4.3.3).
+        let dest = core::str::from_utf8(&e.path).unwrap_or_default();
+        sink.begin(dest, e.size).map_err(Failure::Sink)?;
         self.current = Some(Current::File {
             path,
             digest: ChunkDigest::with_sha256(),
@@ -335,7 +295,7 @@ impl ImportValidator {
         Ok(path)
     }
 
-    fn data<S: ImportSink>(&mut self, d: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
+    fn data<S: EntrySink>(&mut self, d: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         match &mut self.current {
             Some(Current::Marker { buf }) => buf.extend_from_slice(d),
             Some(Current::File { digest, manifest, .. }) => {
@@ -350,7 +310,7 @@ impl ImportValidator {
         Ok(())
     }
 
-    fn entry_end<S: ImportSink>(&mut self, sink: &mut S) -> Result<(), Failure<S::Error>> {
+    fn entry_end<S: EntrySink>(&mut self, sink: &mut S) -> Result<(), Failure<S::Error>> {
         match self.current.take() {
             Some(Current::Marker { buf }) => self.marker_done(&buf)?,
             Some(Current::File {

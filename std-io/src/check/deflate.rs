@@ -2,6 +2,7 @@
 //! deflate stream, checked with every exact-size rule a ZIP member gets.
 
 use super::{CheckError, Format, read_limited};
+use crate::Progress;
 use modelgate_core::inflate::check_frame;
 use std::path::Path;
 
@@ -24,7 +25,7 @@ impl Format for Deflate {
         &[".deflate"]
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
+    fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let bytes = read_limited(path, LIMIT, "LimitExceeded")?;
         check_frame(&bytes, LIMIT)
             .map(|_| ())

@@ -2,6 +2,7 @@
 //! discarded as it is produced (memory stays at one chunk) and bounded at 256 MiB.
 
 use super::{CheckError, Format, read_limited};
+use crate::Progress;
 use modelgate_core::gzip::gunzip;
 use std::path::Path;
 
@@ -28,7 +29,7 @@ impl Format for Gzip {
         head.starts_with(&[0x1f, 0x8b])
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
+    fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let bytes = read_limited(path, LIMIT, "LimitExceeded")?;
         gunzip(&bytes, LIMIT, |_| {})
             .map(|_| ())

@@ -2,6 +2,7 @@
 //! (CONVENTIONS.md "Command line", `spec/json.md` §6).
 
 use super::{CheckError, Format, read_limited};
+use crate::Progress;
 use modelgate_core::json::{self, ErrorKind, Limits};
 use std::path::Path;
 
@@ -21,7 +22,7 @@ impl Format for Json {
         &[".json"]
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
+    fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let limits = Limits::DEFAULT;
         let bytes = read_limited(path, limits.max_bytes as u64, ErrorKind::LimitExceeded.name())?;
         json::validate_keyed(&bytes, limits, crate::hash_key()).map_err(|e| CheckError::Rejected(e.rejection()))

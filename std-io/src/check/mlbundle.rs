@@ -2,6 +2,7 @@
 //! default [`ArchiveLimits`], and inspection (§12).
 
 use super::{CheckError, Format};
+use crate::Progress;
 use crate::source::{ReadError, Source, inspect, read_container};
 use modelgate_core::mlbundle::ArchiveLimits;
 use std::path::Path;
@@ -36,7 +37,8 @@ impl Format for Mlbundle {
         &[".mlbundle"]
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
+    /// The archive (at most 512 MiB) is read whole, then validated in memory: no progress.
+    fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         read_container(Source::Path(path), &ArchiveLimits::DEFAULT)
             .map(|_| ())
             .map_err(to_check_error)

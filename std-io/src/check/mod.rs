@@ -12,6 +12,7 @@ mod mpk;
 mod mvb;
 mod onemodel;
 
+use crate::Progress;
 use modelgate_core::Rejection;
 use std::io;
 use std::path::Path;
@@ -29,8 +30,10 @@ pub trait Format: Sync {
         false
     }
     /// Runs the full validating read of the file at `path` without writing anything
-    /// outside a private temporary folder.
-    fn check(&self, path: &Path) -> Result<(), CheckError>;
+    /// outside a private temporary folder. Formats that stream large files (`mpk`, `mvb`)
+    /// report the bytes read to `progress` (monotone, ending at the file's length after a
+    /// complete pass); the others read a bounded file whole and do not call it.
+    fn check(&self, path: &Path, progress: Progress<'_>) -> Result<(), CheckError>;
     /// Validates the file like [`Format::check`] and describes it for `modelgate inspect`:
     /// human-readable text, or one canonical JSON document when `json` is set. `None` when
     /// the format has no inspection.

@@ -2,25 +2,15 @@
 //! package reader and writes nothing; `inspect` lists the stages in order.
 
 use super::{CheckError, Format};
-use crate::extract::{ExtractError, check_package};
+use crate::Progress;
+use crate::extract::check_package;
 use modelgate_core::json::{Number, Writer};
-use modelgate_core::mpk::{MpkKind, MpkLimits, Package};
+use modelgate_core::mpk::{MpkError, MpkKind, MpkLimits, Package};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// The `mpk` format.
 pub struct Mpk;
-
-fn to_check_error(e: ExtractError) -> CheckError {
-    match e {
-        ExtractError::Rejected(e) => CheckError::Rejected(e.rejection()),
-        ExtractError::Io(e) => CheckError::Io(e),
-        ExtractError::DestinationExists(p) => CheckError::Io(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            p.display().to_string(),
-        )),
-    }
-}
 
 impl Format for Mpk {
     fn name(&self) -> &'static str {
@@ -37,16 +27,17 @@ impl Format for Mpk {
         &[".tar.gz", ".tgz", ".mpk"]
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
-        check_package(path, MpkLimits::DEFAULT)
+    /// Reports the compressed bytes read.
+    fn check(&self, path: &Path, progress: Progress<'_>) -> Result<(), CheckError> {
+        check_package(path, MpkLimits::DEFAULT, progress)
             .map(|_| ())
-            .map_err(to_check_error)
+            .map_err(|e| e.into_check(MpkError::rejection))
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
-        let package = match check_package(path, MpkLimits::DEFAULT) {
+        let package = match check_package(path, MpkLimits::DEFAULT, &mut |_, _| {}) {
             Ok(p) => p,
-            Err(e) => return Some(Err(to_check_error(e))),
+            Err(e) => return Some(Err(e.into_check(MpkError::rejection))),
         };
         Some(Ok(if json {
             inspect_json(&package)

@@ -2,26 +2,16 @@
 //! staging folder that is always removed (§8.1), and inspection of the marker and files.
 
 use super::{CheckError, Format};
-use crate::mvb::{MvbIoError, check_archive};
+use crate::Progress;
+use crate::mvb::check_archive;
 use modelgate_core::digest::hex;
 use modelgate_core::json::Writer;
-use modelgate_core::mvb::{Imported, MvbKind};
+use modelgate_core::mvb::{Imported, MvbError, MvbKind};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// The `mvb` format.
 pub struct Mvb;
-
-fn to_check_error(e: MvbIoError) -> CheckError {
-    match e {
-        MvbIoError::Rejected(e) => CheckError::Rejected(e.rejection()),
-        MvbIoError::Io(e) => CheckError::Io(e),
-        MvbIoError::Exists(p) => CheckError::Io(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            p.display().to_string(),
-        )),
-    }
-}
 
 impl Format for Mvb {
     fn name(&self) -> &'static str {
@@ -37,15 +27,18 @@ impl Format for Mvb {
         &[".mvb.tar"]
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
-        check_archive(path).map(|_| ()).map_err(to_check_error)
+    /// Reports the bytes of the `.mvb.tar` read.
+    fn check(&self, path: &Path, progress: Progress<'_>) -> Result<(), CheckError> {
+        check_archive(path, progress)
+            .map(|_| ())
+            .map_err(|e| e.into_check(MvbError::rejection))
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
         Some(
-            check_archive(path)
+            check_archive(path, &mut |_, _| {})
                 .map(|i| if json { inspect_json(&i) } else { inspect_text(&i) })
-                .map_err(to_check_error),
+                .map_err(|e| e.into_check(MvbError::rejection)),
         )
     }
 }

@@ -3,6 +3,7 @@
 //! file: the bounded protobuf read with external data and name resolution (§6).
 
 use super::{CheckError, Format};
+use crate::Progress;
 use crate::mmap;
 use modelgate_core::json::Writer;
 use modelgate_core::onemodel::{self, Limits, Model, TensorData, header};
@@ -66,7 +67,7 @@ impl Format for OneModel {
         onemodel::is_onemodel(head)
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
+    fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let bytes = load(path)?;
         read(&bytes).map(|_| ())
     }
@@ -162,7 +163,7 @@ impl Format for Onnx {
         &[".onnx"]
     }
 
-    fn check(&self, path: &Path) -> Result<(), CheckError> {
+    fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         crate::onemodel::with_onnx(path, |_| ()).map_err(failure)
     }
 }

@@ -1,0 +1,53 @@
+//! The one entry sink of the tar-based readers (`spec/mpk.md` §6.2, `spec/mvb.md` §4): the
+//! MPK reader and the mvb import validator hand each accepted file to an [`EntrySink`] as
+//! its bytes arrive, and stop with a [`Failure`] that tells a rejection from the sink's own
+//! error.
+
+/// Receives the accepted files of an archive, one at a time: `begin`, any number of
+/// `data`, `end`. Files arrive only after every rule that can be decided from the header
+/// passed.
+pub trait EntrySink {
+    /// The sink's own failure (an I/O error, for extraction and staging).
+    type Error;
+    /// A file of `size` bytes starts at `path`, a normalised relative path under the
+    /// destination root: the class folder and name for MPK (`etc/a.json`,
+    /// `spec/mpk.md` §3.2), `<bundle_id>/<bundle path>` for mvb (`spec/mvb.md` §6.2).
+    fn begin(&mut self, path: &str, size: u64) -> Result<(), Self::Error>;
+    /// A piece of the file's data.
+    fn data(&mut self, chunk: &[u8]) -> Result<(), Self::Error>;
+    /// The file is complete.
+    fn end(&mut self) -> Result<(), Self::Error>;
+}
+
+/// A sink that keeps nothing (`modelgate check`, `modelgate mvb verify FILE.mvb.tar`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Discard;
+
+impl EntrySink for Discard {
+    type Error = core::convert::Infallible;
+    fn begin(&mut self, _: &str, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn data(&mut self, _: &[u8]) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn end(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Why feeding stopped: the archive broke a rule (`R`, the format's error), or the sink
+/// failed (`E`).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Failure<R, E> {
+    /// The archive broke a rule.
+    Rejected(R),
+    /// The sink failed.
+    Sink(E),
+}
+
+impl<R, E> From<R> for Failure<R, E> {
+    fn from(e: R) -> Self {
+        Failure::Rejected(e)
+    }
+}
