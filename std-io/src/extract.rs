@@ -4,14 +4,15 @@
 //! failure it is removed and nothing is left behind.
 
 use crate::Progress;
+use crate::dirsink::DirSink;
 use crate::failure::FileError;
-use crate::temp::{self, TempDir, private_dir};
+use crate::temp::{self, TempDir};
 use modelgate_core::Location;
 use modelgate_core::mpk::{MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, check_extension};
 use modelgate_core::tar::{Discard, EntrySink, Failure};
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::path::{Component, Path, PathBuf};
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::Path;
 
 /// Bytes read from the package per step (§6.2): memory stays a few chunks.
 pub const CHUNK: usize = 64 * 1024;
@@ -90,10 +91,8 @@ pub fn extract(package: &Path, dest: &Path, limits: MpkLimits) -> Result<Package
     let file = open_package(package, &limits)?;
     refuse_existing(dest)?;
     let root = temp_root(dest)?;
-    let mut sink = DirSink {
-        root: root.path().to_path_buf(),
-        file: None,
-    };
+    // §6.3: folders stay private (0700) until the root is renamed into place.
+    let mut sink = DirSink::new(root.path(), 0o700);
     let package = run(file, limits, &mut sink, &mut |_, _| {})?;
     drop(sink);
     publish(root, dest)?;
@@ -123,80 +122,4 @@ fn publish(root: TempDir, dest: &Path) -> Result<(), ExtractError> {
     root.keep();
     temp::sync_parent(dest);
     Ok(())
-}
-
-/// Writes accepted files under the temporary root (§6.3).
-struct DirSink {
-    root: PathBuf,
-    file: Option<File>,
-}
-
-impl DirSink {
-    /// The path of `rel` under the root; `rel` is a normalised archive path with a
-    /// class folder, so every component is a plain name (checked again here).
-    fn target(&self, rel: &str) -> io::Result<PathBuf> {
-        let rel_path = Path::new(rel);
-        if rel.is_empty() || !rel_path.components().all(|c| matches!(c, Component::Normal(_))) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "destination path is not plain",
-            ));
-        }
-        Ok(self.root.join(rel_path))
-    }
-
-    /// Creates the parent folders of `target` inside the root, one at a time, never
-    /// following a symbolic link.
-    fn make_parents(&self, rel: &str) -> io::Result<()> {
-        let mut dir = self.root.clone();
-        let mut parts: Vec<&str> = rel.split('/').collect();
-        parts.pop();
-        for part in parts {
-            dir.push(part);
-            match private_dir().create(&dir) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    if !fs::symlink_metadata(&dir)?.file_type().is_dir() {
-                        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "not a directory"));
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    }
-}
-
-impl EntrySink for DirSink {
-    type Error = io::Error;
-
-    fn begin(&mut self, dest: &str, _: u64) -> io::Result<()> {
-        let target = self.target(dest)?;
-        self.make_parents(dest)?;
-        // §6.3: exclusive creation; an existing name (a link included) is an error.
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o644);
-        }
-        self.file = Some(options.open(target)?);
-        Ok(())
-    }
-
-    fn data(&mut self, chunk: &[u8]) -> io::Result<()> {
-        match self.file.as_mut() {
-            Some(f) => f.write_all(chunk),
-            None => Ok(()),
-        }
-    }
-
-    fn end(&mut self) -> io::Result<()> {
-        if let Some(mut f) = self.file.take() {
-            f.flush()?;
-            f.sync_all()?;
-        }
-        Ok(())
-    }
 }

@@ -4,6 +4,8 @@
 //! - [`read`]: bounded reading of files (stat first, then at most the limit plus one byte).
 //! - [`check`]: the validating read of one file in any registered format, as
 //!   `modelgate check` runs it, and the format registry.
+//! - [`dirsink`]: the one sink that writes an archive's accepted files under a private root
+//!   (MPK extraction, mvb import and check).
 //! - [`extract`]: safe MPK extraction into a private temporary root, renamed into place.
 //! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
 //!   against the outcome its name states.
@@ -21,6 +23,7 @@
 
 pub mod check;
 pub mod corpus;
+pub mod dirsink;
 pub mod extract;
 pub mod failure;
 #[allow(unsafe_code)]

@@ -6,6 +6,7 @@
 //! (export) or unpacked (import): memory does not grow with the bundle's size.
 
 use crate::Progress;
+use crate::dirsink::{DirSink, create_file};
 use crate::failure::FileError;
 use crate::publish::{publish_bytes, publish_with};
 use crate::read::{ReadError, read_bounded};
@@ -21,9 +22,9 @@ use modelgate_core::mvb::{
 };
 use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{Discard, EntrySink, Failure};
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The canonical stdlib verifier, embedded in every export (`spec/mvb.md` §2.2, §7.2).
@@ -467,85 +468,10 @@ fn staging(parent: &Path) -> io::Result<TempDir> {
     TempDir::create(parent, "mvb-import", "tmp")
 }
 
-/// Folders inside the staging root get the ordinary mode 0755: they become the bundle's.
-fn bundle_dir() -> DirBuilder {
-    let mut b = DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o755);
-    }
-    b
-}
-
-/// Writes accepted files under `<staging>/<bundle_id>/` (§6.2).
-struct StagingSink {
-    root: PathBuf,
-    file: Option<File>,
-}
-
-impl StagingSink {
-    /// `rel` is `<bundle_id>/<bundle path>`, normalised; every component is checked plain
-    /// again.
-    fn target(&self, rel: &str) -> io::Result<PathBuf> {
-        let joined = Path::new(rel);
-        if rel.is_empty() || !joined.components().all(|c| matches!(c, Component::Normal(_))) {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "staging path is not plain"));
-        }
-        let mut dir = self.root.clone();
-        let mut parts: Vec<&str> = rel.split('/').collect();
-        parts.pop();
-        for part in parts {
-            dir.push(part);
-            // Inside the private staging root, folders get the ordinary mode 0755: they
-            // become the bundle's folders in the vault.
-            match bundle_dir().create(&dir) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    if !fs::symlink_metadata(&dir)?.file_type().is_dir() {
-                        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "not a directory"));
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(self.root.join(joined))
-    }
-}
-
-fn create_file(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o644);
-    }
-    options.open(path)
-}
-
-impl EntrySink for StagingSink {
-    type Error = io::Error;
-
-    fn begin(&mut self, path: &str, _: u64) -> io::Result<()> {
-        let target = self.target(path)?;
-        self.file = Some(create_file(&target)?);
-        Ok(())
-    }
-
-    fn data(&mut self, chunk: &[u8]) -> io::Result<()> {
-        match self.file.as_mut() {
-            Some(f) => f.write_all(chunk),
-            None => Ok(()),
-        }
-    }
-
-    fn end(&mut self) -> io::Result<()> {
-        if let Some(f) = self.file.take() {
-            f.sync_all()?;
-        }
-        Ok(())
-    }
+/// Writes accepted files at `<staging>/<bundle_id>/<bundle path>` (§6.2); folders get the
+/// ordinary mode 0755 inside the private staging root: they become the bundle's.
+fn staging_sink(staging: &TempDir) -> DirSink {
+    DirSink::new(staging.path(), 0o755)
 }
 
 /// §6.1: the name rule, then the file must be a regular file.
@@ -622,10 +548,7 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
         return Err(io::Error::new(io::ErrorKind::NotADirectory, "vault is not a folder").into());
     }
     let staging = staging(vault)?;
-    let mut sink = StagingSink {
-        root: staging.path().to_path_buf(),
-        file: None,
-    };
+    let mut sink = staging_sink(&staging);
     let imported = stream(file, &mut sink, progress)?;
     drop(sink);
     let id = imported.marker.bundle_id.clone();
@@ -748,10 +671,7 @@ fn verification_record(imported: &Imported, location: &Path, at: &str) -> (Strin
 pub fn check_archive(archive: &Path, progress: Progress<'_>) -> Result<Imported, MvbIoError> {
     let file = open_file(archive)?;
     let staging = staging(&std::env::temp_dir())?;
-    let mut sink = StagingSink {
-        root: staging.path().to_path_buf(),
-        file: None,
-    };
+    let mut sink = staging_sink(&staging);
     let r = stream(file, &mut sink, progress);
     drop(sink);
     drop(staging);
