@@ -17,7 +17,7 @@ fn events(input: &str) -> Vec<(usize, String)> {
             Token::EndArray => "]".into(),
             Token::Name(s) => format!("name:{}", s.value()),
             Token::String(s) => format!("str:{}", s.value()),
-            Token::Number(n) => format!("num:{n}"),
+            Token::Number(n) => format!("num:{}", n.raw()),
             Token::Bool(b) => format!("bool:{b}"),
             Token::Null => "null".into(),
         };

@@ -30,6 +30,7 @@ impl Name {
     }
 }
 
+/// The first eight bytes of `bytes`, zero-padded.
 fn head_of(bytes: &[u8]) -> u64 {
     let mut buf = [0u8; 8];
     for (d, s) in buf.iter_mut().zip(bytes) {
@@ -38,8 +39,26 @@ fn head_of(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(buf)
 }
 
+/// [`head_of`] the range `start..end` of `input`: most names are shorter than eight bytes
+/// and followed by more input, so the word is loaded whole and masked to the name's length.
+#[inline(always)]
+fn head_at(input: &[u8], start: usize, end: usize) -> u64 {
+    let len = end.saturating_sub(start);
+    match input
+        .get(start..start.saturating_add(8))
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+    {
+        Some(word) if len < 8 => u64::from_le_bytes(word) & ((1u64 << (8 * len)) - 1),
+        Some(word) => u64::from_le_bytes(word),
+        None => head_of(input.get(start..end).unwrap_or_default()),
+    }
+}
+
 struct Frame {
     first: usize,
+    /// While the object compares names directly: one bit per name, chosen by its length
+    /// and head. A name whose bit is clear is certainly new, so the scan is skipped.
+    seen: u64,
     arena_start: usize,
     /// Index into `tables` once the object has switched to hashing.
     table: Option<usize>,
@@ -72,6 +91,7 @@ impl NameSets {
     pub fn open(&mut self) {
         self.frames.push(Frame {
             first: self.names.len(),
+            seen: 0,
             arena_start: self.arena.len(),
             table: None,
         });
@@ -94,13 +114,14 @@ impl NameSets {
     /// Adds a name to the innermost object. `raw` is the name's range in `input` when
     /// it has no escapes; otherwise `unescaped` holds its unescaped bytes.
     /// Returns false when an equal name is already there.
+    #[inline(always)]
     pub fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
         let name = match unescaped {
             None => Name {
                 in_arena: false,
                 start: raw.0,
                 end: raw.1,
-                head: head_of(input.get(raw.0..raw.1).unwrap_or_default()),
+                head: head_at(input, raw.0, raw.1),
                 hash: 0,
             },
             Some(bytes) => {
@@ -139,12 +160,21 @@ impl NameSets {
         src.get(n.start..n.end).unwrap_or_default()
     }
 
+    #[inline(always)]
     fn insert_scanned(&mut self, input: &[u8], name: Name, first: usize) -> bool {
-        let new = self.bytes(input, &name);
-        let earlier = self.names.get(first..).unwrap_or_default();
-        let same = |n: &Name| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new;
-        if earlier.iter().any(same) {
-            return false;
+        let bit = 1u64 << ((name.head ^ name.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+        let Some(frame) = self.frames.last_mut() else {
+            return true;
+        };
+        let maybe_seen = frame.seen & bit != 0;
+        frame.seen |= bit;
+        if maybe_seen {
+            let new = self.bytes(input, &name);
+            let earlier = self.names.get(first..).unwrap_or_default();
+            let same = |n: &Name| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new;
+            if earlier.iter().any(same) {
+                return false;
+            }
         }
         self.names.push(name);
         true

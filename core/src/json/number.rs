@@ -14,14 +14,10 @@ pub enum IntError {
 
 /// Scans the RFC 8259 number starting at `bytes[start]` (`spec/json.md` §4.1).
 /// Returns the end offset, or the offset of the first byte that breaks the grammar.
+#[inline(always)]
 pub fn scan(bytes: &[u8], start: usize) -> Result<usize, usize> {
     let at = |i: usize| bytes.get(i).copied();
-    let digits = |mut i: usize| {
-        while matches!(at(i), Some(b'0'..=b'9')) {
-            i += 1;
-        }
-        i
-    };
+    let digits = |i: usize| digit_run(bytes, i);
     let mut i = start;
     if at(i) == Some(b'-') {
         i += 1;
@@ -56,6 +52,34 @@ pub fn scan(bytes: &[u8], start: usize) -> Result<usize, usize> {
         }
     }
     Ok(i)
+}
+
+/// The offset of the first byte at or after `i` that is not an ASCII digit: eight bytes
+/// at a time while eight are left, then byte by byte.
+#[inline(always)]
+fn digit_run(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    while let Some(word) = bytes
+        .get(i..i.wrapping_add(8))
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+    {
+        let x = u64::from_le_bytes(word);
+        // Per byte, the high bit is set for a byte above '9' (b + 0x46 reaches 0x80), below
+        // '0' (b - 0x30 borrows) or non-ASCII. Carries and borrows start only at such a
+        // byte and move only to higher bytes, so the lowest flagged byte is exact.
+        let above = x.wrapping_add(ONES * 0x46);
+        let below = x.wrapping_sub(ONES * 0x30);
+        let flagged = (above | below | x) & HIGH;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(b'0'..=b'9') = bytes.get(i) {
+        i += 1;
+    }
+    i
 }
 
 /// Reads an RFC 8259 number lexeme as an exact `i64` (`spec/json.md` §4.2).
@@ -218,5 +242,34 @@ impl fmt::Debug for Number {
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod digit_tests {
+    use super::*;
+
+    /// The word-at-a-time digit run must end exactly at the first byte that is not `0`–`9`,
+    /// for every byte value in every position (`spec/json.md` §4.1).
+    #[test]
+    fn digit_run_ends_at_first_non_digit_in_any_position() {
+        for other in (0u8..=255).filter(|b| !b.is_ascii_digit()) {
+            for len in 0..20 {
+                for pos in 0..len {
+                    let mut bytes = alloc::vec![b'7'; len];
+                    if let Some(b) = bytes.get_mut(pos) {
+                        *b = other;
+                    }
+                    for later in bytes.iter_mut().skip(pos + 1).step_by(2) {
+                        *later = 0xFF;
+                    }
+                    assert_eq!(digit_run(&bytes, 0), pos, "byte {other:#04x} at {pos} of {len}");
+                }
+            }
+        }
+        for len in 0..20 {
+            let digits: alloc::vec::Vec<u8> = (0..len).map(|i| b'0' + (i % 10) as u8).collect();
+            assert_eq!(digit_run(&digits, 0), len);
+        }
     }
 }

@@ -14,17 +14,21 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// A string or member name as it appears between its quotes, already validated.
+/// A string or member name as it appears between its quotes, or a number's lexeme,
+/// already validated. The text is handed out as `&str` only when asked for, so a caller
+/// that only validates never pays for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Str<'a> {
-    raw: &'a str,
+    raw: &'a [u8],
     escaped: bool,
 }
 
 impl<'a> Str<'a> {
-    /// The text between the quotes exactly as written (escapes not resolved).
+    /// The text exactly as written (escapes not resolved).
     pub fn raw(&self) -> &'a str {
-        self.raw
+        // Token boundaries are ASCII bytes of input already checked as UTF-8, so this
+        // never fails.
+        core::str::from_utf8(self.raw).unwrap_or_default()
     }
 
     /// True when the raw text contains at least one escape.
@@ -39,13 +43,13 @@ impl<'a> Str<'a> {
             self.unescape_into(&mut s);
             Cow::Owned(s)
         } else {
-            Cow::Borrowed(self.raw)
+            Cow::Borrowed(self.raw())
         }
     }
 
     /// Appends the string's value to `out` (`spec/json.md` §3.3).
     pub fn unescape_into(&self, out: &mut String) {
-        unescape(self.raw, out);
+        unescape(self.raw(), out);
     }
 }
 
@@ -64,8 +68,8 @@ pub enum Token<'a> {
     Name(Str<'a>),
     /// A string value.
     String(Str<'a>),
-    /// A number, as its lexeme (`spec/json.md` §4).
-    Number(&'a str),
+    /// A number, as its lexeme (`spec/json.md` §4; [`Str::raw`] gives the text).
+    Number(Str<'a>),
     /// `true` or `false`.
     Bool(bool),
     /// `null`.
@@ -91,10 +95,12 @@ enum State {
     ObjectFirst,
     /// After `,` in an array or `:` in an object: a value.
     Value,
-    /// After `,` in an object: a name.
-    Name,
-    /// After a complete value.
-    AfterValue,
+    /// After the complete top-level value.
+    AfterTop,
+    /// After a complete value inside an array.
+    AfterInArray,
+    /// After a complete member value inside an object.
+    AfterInObject,
     /// The top-level value and trailing whitespace are done.
     Finished,
 }
@@ -102,11 +108,12 @@ enum State {
 /// Streaming strict JSON parser over a byte slice (`spec/json.md`).
 pub struct Parser<'a> {
     bytes: &'a [u8],
-    text: &'a str,
     pos: usize,
     /// One entry per open container: true for an object.
     open: Vec<bool>,
     state: State,
+    /// The state after a complete value in the innermost open container.
+    after: State,
     names: NameSets,
     max_depth: usize,
     scratch: String,
@@ -132,13 +139,13 @@ impl<'a> Parser<'a> {
         if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
             return Err(Error::new(Reason::ByteOrderMark, 0));
         }
-        let text = utf8::validate(input)?;
+        utf8::validate(input)?;
         Ok(Parser {
             bytes: input,
-            text,
             pos: 0,
             open: Vec::new(),
             state: State::Start,
+            after: State::AfterTop,
             names: NameSets::new(DEFAULT_HASH_KEY),
             max_depth: limits.max_depth,
             scratch: String::new(),
@@ -157,6 +164,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The next token, or `None` after the top-level value once only whitespace is left.
+    #[inline(always)]
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         self.skip_whitespace();
         let at = self.pos;
@@ -170,11 +178,14 @@ impl<'a> Parser<'a> {
                 self.names.close();
                 Ok(Some(self.close(at, Token::EndObject)))
             }
-            State::ObjectFirst | State::Name => self.name(at, next).map(Some),
-            State::AfterValue => self.after_value(at, next),
+            State::ObjectFirst => self.name(at, next).map(Some),
+            State::AfterTop => self.after_top(at, next),
+            State::AfterInArray => self.after_in_array(at, next),
+            State::AfterInObject => self.after_in_object(at, next),
         }
     }
 
+    #[inline]
     fn skip_whitespace(&mut self) {
         // §2: only space, tab, line feed and carriage return.
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
@@ -189,41 +200,65 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn after_value(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
-        match (self.open.last(), next) {
-            (None, None) => {
-                self.state = State::Finished;
-                Ok(None)
-            }
+    fn after_top(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
+        if next.is_some() {
             // §2: nothing but whitespace after the top-level value.
-            (None, Some(_)) => Err(Error::new(Reason::TrailingContent, at)),
-            (Some(false), Some(b',')) => {
-                self.pos += 1;
-                self.state = State::Value;
-                self.next_event()
+            return Err(Error::new(Reason::TrailingContent, at));
+        }
+        self.state = State::Finished;
+        Ok(None)
+    }
+
+    #[inline(always)]
+    fn after_in_array(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
+        match next {
+            Some(b',') => {
+                let (at, next) = self.after_comma(at);
+                self.value(at, next).map(Some)
             }
-            (Some(false), Some(b']')) => Ok(Some(self.close(at, Token::EndArray))),
-            (Some(false), _) => Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
-            (Some(true), Some(b',')) => {
-                self.pos += 1;
-                self.state = State::Name;
-                self.next_event()
-            }
-            (Some(true), Some(b'}')) => {
-                self.names.close();
-                Ok(Some(self.close(at, Token::EndObject)))
-            }
-            (Some(true), _) => Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
+            Some(b']') => Ok(Some(self.close(at, Token::EndArray))),
+            _ => Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
         }
     }
 
+    #[inline(always)]
+    fn after_in_object(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
+        match next {
+            Some(b',') => {
+                let (at, next) = self.after_comma(at);
+                self.name(at, next).map(Some)
+            }
+            Some(b'}') => {
+                self.names.close();
+                Ok(Some(self.close(at, Token::EndObject)))
+            }
+            _ => Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
+        }
+    }
+
+    /// Steps over the `,` at `comma` and the whitespace after it; returns where the next
+    /// token starts and its first byte.
+    #[inline]
+    fn after_comma(&mut self, comma: usize) -> (usize, Option<u8>) {
+        self.pos = comma + 1;
+        self.skip_whitespace();
+        (self.pos, self.bytes.get(self.pos).copied())
+    }
+
+    #[inline(always)]
     fn close(&mut self, at: usize, token: Token<'a>) -> Event<'a> {
         self.pos = at + 1;
         self.open.pop();
-        self.state = State::AfterValue;
+        self.after = match self.open.last() {
+            None => State::AfterTop,
+            Some(false) => State::AfterInArray,
+            Some(true) => State::AfterInObject,
+        };
+        self.state = self.after;
         Event { offset: at, token }
     }
 
+    #[inline(always)]
     fn open(&mut self, at: usize, object: bool) -> Result<Event<'a>, Error> {
         // §6: depth counts the containers open at once, this one included.
         if self.open.len() >= self.max_depth {
@@ -233,15 +268,18 @@ impl<'a> Parser<'a> {
         self.pos = at + 1;
         let token = if object {
             self.names.open();
+            self.after = State::AfterInObject;
             self.state = State::ObjectFirst;
             Token::StartObject
         } else {
+            self.after = State::AfterInArray;
             self.state = State::ArrayFirst;
             Token::StartArray
         };
         Ok(Event { offset: at, token })
     }
 
+    #[inline(always)]
     fn value(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
         let token = match next {
             Some(b'{') => return self.open(at, true),
@@ -253,10 +291,11 @@ impl<'a> Parser<'a> {
             Some(b'n') => self.literal(at, "null", Token::Null)?,
             _ => return Err(self.unexpected(at, next, Expected::Value)),
         };
-        self.state = State::AfterValue;
+        self.state = self.after;
         Ok(Event { offset: at, token })
     }
 
+    #[inline(always)]
     fn name(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
         if next != Some(b'"') {
             return Err(self.unexpected(at, next, Expected::Name));
@@ -265,11 +304,11 @@ impl<'a> Parser<'a> {
         // §5: compare names after unescaping.
         let fresh = if s.escaped {
             self.scratch.clear();
-            unescape(s.raw, &mut self.scratch);
+            s.unescape_into(&mut self.scratch);
             self.names.insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
         } else {
-            let start = at + 1;
-            self.names.insert(self.bytes, (start, start + s.raw.len()), None)
+            // The scan left `pos` just after the closing quote.
+            self.names.insert(self.bytes, (at + 1, self.pos - 1), None)
         };
         if !fresh {
             return Err(Error::new(Reason::DuplicateName, at));
@@ -287,6 +326,7 @@ impl<'a> Parser<'a> {
         })
     }
 
+    #[inline(always)]
     fn literal(&mut self, at: usize, word: &str, token: Token<'a>) -> Result<Token<'a>, Error> {
         let end = at + word.len();
         if self.bytes.get(at..end) != Some(word.as_bytes()) {
@@ -296,18 +336,24 @@ impl<'a> Parser<'a> {
         Ok(token)
     }
 
-    fn number(&mut self, at: usize) -> Result<&'a str, Error> {
+    #[inline(always)]
+    fn number(&mut self, at: usize) -> Result<Str<'a>, Error> {
         let end = number::scan(self.bytes, at).map_err(|bad| Error::new(Reason::InvalidNumber, bad))?;
         self.pos = end;
-        Ok(self.slice(at, end))
+        Ok(Str {
+            raw: self.bytes.get(at..end).unwrap_or_default(),
+            escaped: false,
+        })
     }
 
     /// Scans the string whose opening quote is at `open` (`spec/json.md` §3).
+    #[inline(always)]
     fn string(&mut self, open: usize) -> Result<Str<'a>, Error> {
         let start = open + 1;
         let mut i = start;
         let mut escaped = false;
         loop {
+            i = skip_plain(self.bytes, i);
             let Some(&c) = self.bytes.get(i) else {
                 return Err(Error::new(Reason::UnexpectedEnd(Expected::StringEnd), i));
             };
@@ -332,7 +378,7 @@ impl<'a> Parser<'a> {
         }
         self.pos = i + 1;
         Ok(Str {
-            raw: self.slice(start, i),
+            raw: self.bytes.get(start..i).unwrap_or_default(),
             escaped,
         })
     }
@@ -368,11 +414,6 @@ impl<'a> Parser<'a> {
             _ => Err(invalid),
         }
     }
-
-    fn slice(&self, start: usize, end: usize) -> &'a str {
-        // Token boundaries are ASCII bytes, so they are always character boundaries.
-        self.text.get(start..end).unwrap_or_default()
-    }
 }
 
 const PLAIN: u8 = 0;
@@ -402,6 +443,40 @@ static CLASS: [u8; 256] = {
     }
     t
 };
+
+/// Returns the offset of the first byte at or after `i` that a string scan must look at:
+/// `"`, `\\`, a control character or any non-ASCII byte (whose class [`CLASS`] then
+/// decides). Eight bytes at a time while eight are left, then byte by byte.
+#[inline]
+fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    while let Some(word) = bytes
+        .get(i..i.wrapping_add(8))
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+    {
+        let x = u64::from_le_bytes(word);
+        // Per byte, the high bit of each term is set exactly for the first byte that is
+        // below 0x20, equal to '"' or '\\', or non-ASCII (borrows only reach higher bytes).
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let backslash = x ^ (ONES * u64::from(b'\\'));
+        let below_space = x.wrapping_sub(ONES * 0x20);
+        let zero_quote = quote.wrapping_sub(ONES) & !quote;
+        let zero_backslash = backslash.wrapping_sub(ONES) & !backslash;
+        let hits = (below_space & !x | zero_quote | zero_backslash | x) & HIGH;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = bytes.get(i) {
+        if CLASS.get(usize::from(c)).copied().unwrap_or(PLAIN) != PLAIN || c >= 0x80 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
 
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = bytes.get(at..at.checked_add(4)?)?;
@@ -447,5 +522,41 @@ fn decode_u(bytes: &[u8], at: usize) -> (char, usize) {
         (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
     } else {
         (char::from_u32(first).unwrap_or('\u{FFFD}'), 6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time scan must stop exactly where the byte-by-byte rule would: at the
+    /// first `"`, `\`, control character or non-ASCII byte, whatever its position in the
+    /// word and whatever follows it (`spec/json.md` §3).
+    #[test]
+    fn string_scan_stops_at_first_special_byte_in_any_position() {
+        for special in (0u8..0x20).chain([b'"', b'\\', 0x80, 0xC3, 0xEF, 0xF4, 0xFF]) {
+            for len in 0..20 {
+                for pos in 0..len {
+                    let mut bytes = alloc::vec![b'a'; len];
+                    if let Some(b) = bytes.get_mut(pos) {
+                        *b = special;
+                    }
+                    // Bytes after the special one must not move the answer.
+                    for later in bytes.iter_mut().skip(pos + 1).step_by(3) {
+                        *later = 0x01;
+                    }
+                    for start in 0..=pos {
+                        assert_eq!(skip_plain(&bytes, start), pos, "byte {special:#04x} at {pos} of {len}");
+                    }
+                }
+                assert_eq!(skip_plain(&alloc::vec![b'a'; len], 0), len);
+            }
+        }
+    }
+
+    #[test]
+    fn string_scan_passes_every_plain_ascii_byte() {
+        let plain: Vec<u8> = (0x20u8..0x80).filter(|b| *b != b'"' && *b != b'\\').collect();
+        assert_eq!(skip_plain(&plain, 0), plain.len());
     }
 }

@@ -155,7 +155,7 @@ pub fn build(parser: &mut Parser<'_>) -> Result<Value, Error> {
                 None => continue,
             },
             Token::String(s) => leaf(Node::String(s.value().into_owned())),
-            Token::Number(n) => leaf(Node::Number(Number::from_lexeme(n))),
+            Token::Number(n) => leaf(Node::Number(Number::from_lexeme(n.raw()))),
             Token::Bool(b) => leaf(Node::Bool(b)),
             Token::Null => leaf(Node::Null),
         };
