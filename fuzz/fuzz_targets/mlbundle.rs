@@ -1,15 +1,81 @@
 //! `read_container` (`spec/mlbundle.md` §2–§8): never panics; an accepted bundle's members
 //! match their integrity records; inspection agrees with reading; lowering a limit never
 //! turns a rejection into acceptance.
+//!
+//! Allocation (counting allocator, `fuzz/common/counting_alloc.rs`): the declared-size
+//! checks of §3.3–§3.4 come before any member buffer is reserved, so what `read_container`
+//! asks of the heap is bounded by what the limits admit of this input: a member's buffer is
+//! at most min(declared size, its cap, ratio × compressed size), a JSON member's value tree
+//! at most [`JSON_HEAP_PER_BYTE`] times its size, plus a fixed [`FIXED_HEAP`].
 #![no_main]
 
+#[path = "../common/counting_alloc.rs"]
+mod counting_alloc;
+
+use counting_alloc::{Counting, measure};
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::digest::sha256;
+use modelgate_core::mlbundle::names::NAMES;
 use modelgate_core::mlbundle::{ArchiveLimits, Limit, MemberName, inspect, read_container};
+use modelgate_core::zip::Archive;
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Heap used whatever the members: the ZIP parse (at most 6 entries, about 1 KiB), the
+/// inflate engine (64 KiB window ring and tables, 76,040 bytes measured), digests, the
+/// listing and error messages (the seeds and a 60 s run peaked at 79,351 bytes in all).
+const FIXED_HEAP: u64 = 128 << 10;
+
+/// Heap per byte of a JSON member for its value tree: a value is a 40-byte `Value` (a
+/// member a 72-byte `Member` plus a 40-byte duplicate-table name) for at least two input
+/// bytes, in vectors that at most double (a one-element array reserves four), about 60
+/// bytes per input byte at worst (`[[0],[0],...`), rounded up.
+const JSON_HEAP_PER_BYTE: u64 = 128;
+
+fn is_json(name: MemberName) -> bool {
+    matches!(
+        name,
+        MemberName::Manifest | MemberName::Schema | MemberName::Structure | MemberName::Samples
+    )
+}
+
+/// (largest single allocation, peak live bytes) that reading `data` under `limits` may
+/// need: nothing beyond [`FIXED_HEAP`] unless the directory parses, then per named entry
+/// the buffer its limits admit and, for JSON members, the value tree.
+fn heap_bound(data: &[u8], limits: &ArchiveLimits) -> (u64, u64) {
+    let Ok(archive) = Archive::parse(data, &NAMES, limits.get(Limit::Members)) else {
+        return (FIXED_HEAP, FIXED_HEAP);
+    };
+    let (mut largest, mut total) = (FIXED_HEAP, FIXED_HEAP);
+    for e in &archive.entries {
+        let Some(name) = MemberName::from_index(e.central.name) else {
+            continue;
+        };
+        let c = &e.central;
+        let admitted = c
+            .uncompressed
+            .min(limits.member_cap(name))
+            .min(limits.get(Limit::Ratio).saturating_mul(c.compressed));
+        let tree = if is_json(name) {
+            admitted.saturating_mul(JSON_HEAP_PER_BYTE)
+        } else {
+            0
+        };
+        largest = largest.max(admitted).max(tree);
+        total = total.saturating_add(admitted).saturating_add(tree);
+    }
+    (largest, total)
+}
 
 fuzz_target!(|data: &[u8]| {
     let limits = ArchiveLimits::DEFAULT;
-    let read = read_container(data, &limits);
+    let (read, heap) = measure(|| read_container(data, &limits));
+    let (largest, peak) = heap_bound(data, &limits);
+    assert!(
+        heap.largest as u64 <= largest && heap.peak as u64 <= peak,
+        "heap {heap:?} over the bound (largest {largest}, peak {peak})"
+    );
     let view = inspect(data, &limits);
     assert_eq!(read.is_ok(), view.is_ok());
     let lowered = limits.with(Limit::Ratio, 50).unwrap();
