@@ -1,8 +1,9 @@
 //! `modelgate mpk extract PACKAGE.tar.gz DEST`: safe extraction of an MPK package
 //! (`spec/mpk.md` §6). DEST must not exist; it appears, complete, only on success.
 
+use crate::progress::Progress;
 use clap::{Args, Subcommand};
-use modelgate_core::mpk::MpkLimits;
+use modelgate_core::mpk::{MpkLimits, Package};
 use modelgate_io::extract::{ExtractError, extract};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,29 +28,41 @@ pub struct ExtractArgs {
 }
 
 /// Runs one `mpk` subcommand. Exit 0 on success, 1 when the package is rejected
-/// (`PACKAGE: rejected (mpk) KIND: message`), 2 for usage or I/O errors.
+/// (`PACKAGE: rejected (mpk) KIND: message`), 2 for usage or I/O errors. The compressed bytes
+/// read are shown on stderr when it is a terminal.
 pub fn run(command: MpkCommand) -> ExitCode {
     match command {
-        MpkCommand::Extract(args) => match extract(&args.package, &args.dest, MpkLimits::DEFAULT) {
-            Ok(p) => {
-                let stages: usize = p.pipelines.iter().map(|pl| pl.stages.len()).sum();
-                println!(
-                    "{}: extracted {} files, {} stages to {}",
-                    args.package.display(),
-                    p.files.len(),
-                    stages,
-                    args.dest.display()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(ExtractError::Rejected(e)) => {
-                println!("{}: rejected (mpk) {e}", args.package.display());
-                ExitCode::from(1)
-            }
-            Err(e) => {
-                eprintln!("modelgate: {}: {e}", args.package.display());
-                ExitCode::from(2)
-            }
-        },
+        MpkCommand::Extract(args) => {
+            let mut line = Progress::bytes("extracting");
+            let r = extract(&args.package, &args.dest, MpkLimits::DEFAULT, &mut |d, t| {
+                line.update(d, t)
+            });
+            line.clear();
+            report(&args, r)
+        }
+    }
+}
+
+fn report(args: &ExtractArgs, r: Result<Package, ExtractError>) -> ExitCode {
+    match r {
+        Ok(p) => {
+            let stages: usize = p.pipelines.iter().map(|pl| pl.stages.len()).sum();
+            println!(
+                "{}: extracted {} files, {} stages to {}",
+                args.package.display(),
+                p.files.len(),
+                stages,
+                args.dest.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(ExtractError::Rejected(e)) => {
+            println!("{}: rejected (mpk) {e}", args.package.display());
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("modelgate: {}: {e}", args.package.display());
+            ExitCode::from(2)
+        }
     }
 }

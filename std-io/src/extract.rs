@@ -87,13 +87,19 @@ pub fn check_package(package: &Path, limits: MpkLimits, progress: Progress<'_>) 
 /// Extracts `package` to `dest`, which must not exist (§6): the content goes into a
 /// private temporary root next to `dest`, which is renamed to `dest` only after the whole
 /// package passed; on any failure the root is removed. Returns what the package holds.
-pub fn extract(package: &Path, dest: &Path, limits: MpkLimits) -> Result<Package, ExtractError> {
+/// The compressed bytes read are reported to `progress`.
+pub fn extract(
+    package: &Path,
+    dest: &Path,
+    limits: MpkLimits,
+    progress: Progress<'_>,
+) -> Result<Package, ExtractError> {
     let file = open_package(package, &limits)?;
     refuse_existing(dest)?;
     let root = temp_root(dest)?;
     // §6.3: folders stay private (0700) until the root is renamed into place.
     let mut sink = DirSink::new(root.path(), 0o700);
-    let package = run(file, limits, &mut sink, &mut |_, _| {})?;
+    let package = run(file, limits, &mut sink, progress)?;
     drop(sink);
     publish(root, dest)?;
     Ok(package)

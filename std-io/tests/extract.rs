@@ -79,7 +79,7 @@ fn valid_package_extracted_atomically() {
     let pkg = dir.join("model.tar.gz");
     fs::write(&pkg, valid()).unwrap();
     let dest = dir.join("out");
-    let p = extract(&pkg, &dest, MpkLimits::DEFAULT).unwrap();
+    let p = extract(&pkg, &dest, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
     assert_eq!(p.pipelines[0].stages[0].name, "run");
     assert_eq!(
         listing(&dir),
@@ -115,7 +115,7 @@ fn last_entry_rejected_leaves_no_file_anywhere() {
     let pkg = dir.join("model.tar.gz");
     fs::write(&pkg, package(t)).unwrap();
     let dest = dir.join("out");
-    match extract(&pkg, &dest, MpkLimits::DEFAULT) {
+    match extract(&pkg, &dest, MpkLimits::DEFAULT, &mut |_, _| {}) {
         Err(ExtractError::Rejected(e)) => assert_eq!(e.kind, MpkKind::PathTraversal),
         other => panic!("{other:?}"),
     }
@@ -128,7 +128,7 @@ fn missing_end_rejected_after_content_leaves_nothing() {
     let dir = scratch("noend");
     let pkg = dir.join("model.tar.gz");
     fs::write(&pkg, package(tar_body(&files()))).unwrap();
-    let err = extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT).unwrap_err();
+    let err = extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap_err();
     assert!(
         matches!(err, ExtractError::Rejected(ref e) if e.kind == MpkKind::InvalidArchive),
         "{err}"
@@ -146,14 +146,14 @@ fn symlink_planted_at_destination_refused() {
     fs::write(&pkg, valid()).unwrap();
     let dest = dir.join("out");
     std::os::unix::fs::symlink(&outside, &dest).unwrap();
-    let err = extract(&pkg, &dest, MpkLimits::DEFAULT).unwrap_err();
+    let err = extract(&pkg, &dest, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap_err();
     assert!(matches!(err, ExtractError::Exists(_)), "{err}");
     assert!(listing(&outside).is_empty(), "nothing written through the link");
     assert_eq!(listing(&dir), ["model.tar.gz", "out"]);
     // A dangling link is refused too.
     fs::remove_dir_all(&outside).unwrap();
     assert!(matches!(
-        extract(&pkg, &dest, MpkLimits::DEFAULT),
+        extract(&pkg, &dest, MpkLimits::DEFAULT, &mut |_, _| {}),
         Err(ExtractError::Exists(_))
     ));
     assert!(!outside.exists());
@@ -167,7 +167,7 @@ fn existing_destination_refused() {
     fs::write(&pkg, valid()).unwrap();
     fs::create_dir(dir.join("out")).unwrap();
     assert!(matches!(
-        extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT),
+        extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}),
         Err(ExtractError::Exists(_))
     ));
     assert_eq!(listing(&dir), ["model.tar.gz", "out"]);

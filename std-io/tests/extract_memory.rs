@@ -110,7 +110,7 @@ fn peak_heap_stays_far_below_package_size() {
 
     let base = CURRENT.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT).unwrap();
+    extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
     let extract_peak = PEAK.load(Ordering::Relaxed) - base;
     assert_eq!(fs::metadata(dir.join("out/share/m.elf")).unwrap().len(), BIG as u64);
     fs::remove_dir_all(&dir).unwrap();
