@@ -41,9 +41,9 @@ impl Rng {
     }
 }
 
-/// Low mantissa bits cleared in generated weights: with them, deflate saves 10–20 % as it
-/// does on real checkpoints (exponents cluster, low bits are noise).
-const CLEARED_BITS: u32 = 7;
+/// Low mantissa bits cleared in generated weights: with them, deflate saves about 15 % (zlib level
+/// 6 saves 7 % with none, 21 % with 7), as on real checkpoints (exponents cluster, low bits are noise).
+const CLEARED_BITS: u32 = 5;
 
 /// `len` bytes (a multiple of 4 is used; the rest is zero) of little-endian float32
 /// weights, normal with deviation 0.02 like an initialised layer.

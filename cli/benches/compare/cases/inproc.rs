@@ -97,6 +97,22 @@ pub fn mlbundle_deflated(path: &Path, member_bytes: u64) -> Case {
     }
 }
 
+/// For reference, not a peer: SHA-256 (the `sha2` crate, as core uses it) of every member's
+/// uncompressed bytes, the part of `read_container`'s work the zip crate does not do
+/// besides parsing the JSON members (`spec/mlbundle.md` §7, §8).
+fn sha256_reference(data: &[u8]) -> Imp {
+    let c = read_container(data, &ArchiveLimits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}")));
+    let members: Vec<Vec<u8>> = c.members.into_values().collect();
+    Imp::new("reference: SHA-256 of the members", move || {
+        in_process(|| {
+            members
+                .iter()
+                .map(|m| modelgate_core::digest::sha256(m))
+                .collect::<Vec<_>>()
+        })
+    })
+}
+
 /// mlbundle with stored members: modelgate against the zip crate.
 pub fn mlbundle_stored(path: &Path, member_bytes: u64) -> Case {
     let data = Rc::new(read(path));
@@ -104,7 +120,7 @@ pub fn mlbundle_stored(path: &Path, member_bytes: u64) -> Case {
         name: "mlbundle read, stored",
         bytes: member_bytes,
         mem: Mem::Heap,
-        imps: vec![modelgate_bundle(&data), zip_crate(&data)],
+        imps: vec![modelgate_bundle(&data), zip_crate(&data), sha256_reference(&data)],
         goals: vec![Goal::Speed {
             peer: "zip crate",
             at_least: 1.2,
