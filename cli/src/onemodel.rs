@@ -1,8 +1,9 @@
 //! `modelgate onemodel convert` and `to-onnx` (`spec/onemodel.md` §4, §6): the conversions
 //! of `modelgate_io::onemodel`, outputs published atomically.
 
+use crate::progress::Progress;
 use clap::Subcommand;
-use modelgate_io::onemodel::{self, Failure};
+use modelgate_io::onemodel::{self, Failure, Phase};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,15 +38,23 @@ pub enum OnemodelCommand {
 
 /// Runs one `onemodel` subcommand: exit 0 on success (`OUT: written (FORMAT, N bytes)`), 1
 /// when the input is rejected (`IN: rejected (FORMAT) KIND: message`), 2 for I/O errors
-/// (an existing output without `--overwrite` included).
+/// (an existing output without `--overwrite` included). While it works, the bytes of
+/// external data copied and of output written are shown on stderr when it is a terminal.
 pub fn run(command: OnemodelCommand) -> ExitCode {
+    let mut line = Progress::bytes("writing");
+    // External data is copied in chunks too, but its total is not known in advance.
+    let mut show = |phase: Phase, done: u64, total: u64| {
+        if phase == Phase::Write {
+            line.update(done, total);
+        }
+    };
     let (input, output, format, written, result) = match command {
         OnemodelCommand::Convert {
             input,
             output,
             overwrite,
         } => {
-            let r = onemodel::convert(&input, &output, overwrite);
+            let r = onemodel::convert_with(&input, &output, overwrite, &mut show);
             (input, output, "onnx", "onemodel", r)
         }
         OnemodelCommand::ToOnnx {
@@ -53,10 +62,11 @@ pub fn run(command: OnemodelCommand) -> ExitCode {
             output,
             overwrite,
         } => {
-            let r = onemodel::to_onnx(&input, &output, overwrite);
+            let r = onemodel::to_onnx_with(&input, &output, overwrite, &mut show);
             (input, output, "onemodel", "onnx", r)
         }
     };
+    line.clear();
     match result {
         Ok(()) => {
             let size = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);

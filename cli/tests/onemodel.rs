@@ -100,6 +100,27 @@ fn large_file_is_checked_through_a_map() {
 }
 
 #[test]
+fn convert_progress_silent_when_stderr_is_not_a_terminal() {
+    // CONVENTIONS.md: progress on stderr only when it is a terminal. 6 MB of weights are
+    // written in more than one progress chunk; with stderr a pipe nothing reaches it.
+    let d = scratch("progress");
+    let input = path(&d, "big.onnx");
+    std::fs::write(&input, onnx_model(1_500_000)).unwrap();
+    let (out, back) = (path(&d, "big.onemodel"), path(&d, "back.onnx"));
+    for args in [
+        ["onemodel", "convert", &input, &out],
+        ["onemodel", "to-onnx", &out, &back],
+    ] {
+        let o = modelgate(&args);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+        let size = std::fs::metadata(args[3]).unwrap().len();
+        assert!(size > 4 << 20);
+        assert!(stdout(&o).ends_with(&format!(", {size} bytes)\n")));
+    }
+}
+
+#[test]
 fn hostile_onnx_rejected_with_kind() {
     let d = scratch("hostile");
     let input = path(&d, "bad.onnx");

@@ -62,14 +62,6 @@ pub type ConvertProgress<'p> = dyn FnMut(Phase, u64, u64) + 'p;
 /// Bytes copied between two progress reports.
 pub const PROGRESS_CHUNK: usize = 4 << 20;
 
-/// Runs `f` on the calling thread. Decoding once ran on a 64 MiB thread; it now needs a
-/// small fixed stack however deep the model nests (§3.3), so this only remains for callers
-/// not yet updated and will be removed.
-#[doc(hidden)]
-pub fn on_decode_stack<T>(f: impl FnOnce() -> T) -> io::Result<T> {
-    Ok(f())
-}
-
 /// Reads and checks the ONNX file at `path`, external tensors copied from the model's
 /// folder (§6.2), names resolved (§3.1), and passes the model to `use_model`. Decoding runs
 /// on the caller's stack: it needs a fixed amount however deep the model nests (§3.3).

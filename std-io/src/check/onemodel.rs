@@ -28,8 +28,7 @@ fn load(path: &Path) -> Result<mmap::FileBytes, CheckError> {
 }
 
 fn read(bytes: &[u8]) -> Result<Model<'_>, CheckError> {
-    crate::onemodel::on_decode_stack(|| onemodel::read_with(bytes, Limits::DEFAULT, crate::hash_key()))?
-        .map_err(rejected)
+    onemodel::read_with(bytes, Limits::DEFAULT, crate::hash_key()).map_err(rejected)
 }
 
 /// Tensor count and byte total of a model's graph initializers and sparse initializers.
