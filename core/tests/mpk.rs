@@ -4,7 +4,7 @@
 use modelgate_core::Location;
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::mpk::{
-    Class, Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, check_extension, check_tar_gz,
+    Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, check_extension, check_tar_gz,
 };
 use modelgate_core::tar::writer::END_OF_ARCHIVE;
 use modelgate_core::tar::{Discard, EntrySink, FileMeta, Flavor, TarWriter};
