@@ -54,20 +54,30 @@ fn head_at(input: &[u8], start: usize, end: usize) -> u64 {
     }
 }
 
+#[derive(Clone, Copy)]
 struct Frame {
     first: usize,
     /// While the object compares names directly: one bit per name, chosen by its length
     /// and head. A name whose bit is clear is certainly new, so the scan is skipped.
     seen: u64,
     arena_start: usize,
-    /// Index into `tables` once the object has switched to hashing.
-    table: Option<usize>,
+    /// True once the object has switched to hashing (its table is the last of `tables`).
+    hashed: bool,
 }
 
-/// The names of every open object, innermost last.
+const EMPTY: Frame = Frame {
+    first: 0,
+    seen: 0,
+    arena_start: 0,
+    hashed: false,
+};
+
+/// The names of every open object. The innermost object's frame is kept apart from the
+/// enclosing ones, so adding a name touches no frame stack.
 pub struct NameSets {
     names: Vec<Name>,
-    frames: Vec<Frame>,
+    top: Frame,
+    outer: Vec<Frame>,
     arena: Vec<u8>,
     tables: Vec<Vec<u32>>,
     spare: Vec<Vec<u32>>,
@@ -79,7 +89,8 @@ impl NameSets {
     pub fn new(key: [u64; 2]) -> Self {
         NameSets {
             names: Vec::new(),
-            frames: Vec::new(),
+            top: EMPTY,
+            outer: Vec::new(),
             arena: Vec::new(),
             tables: Vec::new(),
             spare: Vec::new(),
@@ -88,27 +99,29 @@ impl NameSets {
     }
 
     /// Starts the name set of a newly opened object.
+    #[inline]
     pub fn open(&mut self) {
-        self.frames.push(Frame {
+        self.outer.push(self.top);
+        self.top = Frame {
             first: self.names.len(),
             seen: 0,
             arena_start: self.arena.len(),
-            table: None,
-        });
+            hashed: false,
+        };
     }
 
     /// Forgets the names of the innermost object when it closes.
+    #[inline]
     pub fn close(&mut self) {
-        if let Some(frame) = self.frames.pop() {
-            self.names.truncate(frame.first);
-            self.arena.truncate(frame.arena_start);
-            if frame.table.is_some()
-                && let Some(mut t) = self.tables.pop()
-            {
-                t.clear();
-                self.spare.push(t);
-            }
+        self.names.truncate(self.top.first);
+        self.arena.truncate(self.top.arena_start);
+        if self.top.hashed
+            && let Some(mut t) = self.tables.pop()
+        {
+            t.clear();
+            self.spare.push(t);
         }
+        self.top = self.outer.pop().unwrap_or(EMPTY);
     }
 
     /// Adds a name to the innermost object. `raw` is the name's range in `input` when
@@ -136,17 +149,13 @@ impl NameSets {
                 }
             }
         };
-        let Some(frame) = self.frames.last() else {
-            return true;
-        };
-        let first = frame.first;
-        let count = self.names.len().saturating_sub(first);
-        let fresh = if frame.table.is_some() {
+        let count = self.names.len().saturating_sub(self.top.first);
+        let fresh = if self.top.hashed {
             self.insert_hashed(input, name)
         } else if count < SMALL {
-            self.insert_scanned(input, name, first)
+            self.insert_scanned(input, name)
         } else {
-            self.switch_to_table(input, first);
+            self.switch_to_table(input);
             self.insert_hashed(input, name)
         };
         if !fresh && name.in_arena {
@@ -161,27 +170,29 @@ impl NameSets {
     }
 
     #[inline(always)]
-    fn insert_scanned(&mut self, input: &[u8], name: Name, first: usize) -> bool {
+    fn insert_scanned(&mut self, input: &[u8], name: Name) -> bool {
         let bit = 1u64 << ((name.head ^ name.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
-        let Some(frame) = self.frames.last_mut() else {
-            return true;
-        };
-        let maybe_seen = frame.seen & bit != 0;
-        frame.seen |= bit;
-        if maybe_seen {
-            let new = self.bytes(input, &name);
-            let earlier = self.names.get(first..).unwrap_or_default();
-            let same = |n: &Name| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new;
-            if earlier.iter().any(same) {
-                return false;
-            }
+        let maybe_seen = self.top.seen & bit != 0;
+        self.top.seen |= bit;
+        if maybe_seen && self.seen_before(input, &name) {
+            return false;
         }
         self.names.push(name);
         true
     }
 
+    /// Compares `name` with each earlier name of the innermost object.
+    fn seen_before(&self, input: &[u8], name: &Name) -> bool {
+        let new = self.bytes(input, name);
+        let earlier = self.names.get(self.top.first..).unwrap_or_default();
+        earlier
+            .iter()
+            .any(|n| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new)
+    }
+
     /// Moves the innermost object's names into a hash table (§5: linear time).
-    fn switch_to_table(&mut self, input: &[u8], first: usize) {
+    fn switch_to_table(&mut self, input: &[u8]) {
+        let first = self.top.first;
         let mut table = self.spare.pop().unwrap_or_default();
         table.clear();
         table.resize(SMALL * 4, 0);
@@ -195,9 +206,7 @@ impl NameSets {
             }
         }
         self.tables.push(table);
-        if let Some(frame) = self.frames.last_mut() {
-            frame.table = Some(self.tables.len().saturating_sub(1));
-        }
+        self.top.hashed = true;
     }
 
     fn insert_hashed(&mut self, input: &[u8], mut name: Name) -> bool {
@@ -229,7 +238,7 @@ impl NameSets {
 
     /// Places name `index` and doubles the table when it would be more than half full.
     fn grow_if_needed(&mut self, index: usize) {
-        let first = self.frames.last().map_or(0, |f| f.first);
+        let first = self.top.first;
         let members = self.names.len().saturating_sub(first);
         let Some(table) = self.tables.last_mut() else {
             return;
@@ -266,5 +275,70 @@ fn place(table: &mut [u32], hash: u64, index: usize) {
             return;
         }
         slot = (slot + 1) & mask;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::collections::BTreeSet;
+    use alloc::vec::Vec;
+
+    /// A tiny deterministic generator, so the test needs no dependency.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// NameSets agrees with a plain set per object for names of every length around the
+    /// 8-byte head, in the direct-compare and hashed regimes, with an enclosing object whose
+    /// names must survive the inner object's close (`spec/json.md` §5).
+    #[test]
+    fn duplicate_answers_match_a_plain_set() {
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..400 {
+            let members = usize::try_from(next(&mut rng) % 48).unwrap_or(0);
+            let mut input = Vec::new();
+            let mut ranges = Vec::new();
+            for _ in 0..members * 2 + 2 {
+                let len = usize::try_from(next(&mut rng) % 11).unwrap_or(0);
+                let start = input.len();
+                // Few distinct letters, so equal names (and equal heads) are common.
+                input.extend((0..len).map(|_| b'a' + (next(&mut rng) % 2) as u8));
+                ranges.push((start, input.len()));
+            }
+            if round % 2 == 0 {
+                // Names near the end are read byte by byte, the others as one word.
+                input.extend_from_slice(b"........");
+            }
+            let mut sets = NameSets::new([round, 7]);
+            let mut outer_reference = BTreeSet::new();
+            sets.open();
+            let (outer_first, inner) = ranges.split_at(2);
+            for &(s, e) in outer_first {
+                let fresh = sets.insert(&input, (s, e), None);
+                assert_eq!(fresh, outer_reference.insert(input.get(s..e).unwrap_or_default()));
+            }
+            sets.open();
+            let mut reference = BTreeSet::new();
+            for &(s, e) in inner {
+                let fresh = sets.insert(&input, (s, e), None);
+                assert_eq!(
+                    fresh,
+                    reference.insert(input.get(s..e).unwrap_or_default()),
+                    "round {round}"
+                );
+            }
+            sets.close();
+            for &(s, e) in outer_first {
+                assert!(
+                    !sets.insert(&input, (s, e), None),
+                    "outer names survive the inner close"
+                );
+            }
+            sets.close();
+        }
     }
 }

@@ -19,16 +19,18 @@ use alloc::vec::Vec;
 /// that only validates never pays for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Str<'a> {
-    raw: &'a [u8],
+    /// The whole input; the token is `start..end` of it.
+    text: &'a str,
+    start: usize,
+    end: usize,
     escaped: bool,
 }
 
 impl<'a> Str<'a> {
     /// The text exactly as written (escapes not resolved).
     pub fn raw(&self) -> &'a str {
-        // Token boundaries are ASCII bytes of input already checked as UTF-8, so this
-        // never fails.
-        core::str::from_utf8(self.raw).unwrap_or_default()
+        // Token boundaries are ASCII bytes, so they are always character boundaries.
+        self.text.get(self.start..self.end).unwrap_or_default()
     }
 
     /// True when the raw text contains at least one escape.
@@ -39,7 +41,7 @@ impl<'a> Str<'a> {
     /// The string's value: borrowed when it has no escapes.
     pub fn value(&self) -> Cow<'a, str> {
         if self.escaped {
-            let mut s = String::with_capacity(self.raw.len());
+            let mut s = String::with_capacity(self.end.saturating_sub(self.start));
             self.unescape_into(&mut s);
             Cow::Owned(s)
         } else {
@@ -108,6 +110,7 @@ enum State {
 /// Streaming strict JSON parser over a byte slice (`spec/json.md`).
 pub struct Parser<'a> {
     bytes: &'a [u8],
+    text: &'a str,
     pos: usize,
     /// One entry per open container: true for an object.
     open: Vec<bool>,
@@ -139,9 +142,10 @@ impl<'a> Parser<'a> {
         if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
             return Err(Error::new(Reason::ByteOrderMark, 0));
         }
-        utf8::validate(input)?;
+        let text = utf8::validate(input)?;
         Ok(Parser {
             bytes: input,
+            text,
             pos: 0,
             open: Vec::new(),
             state: State::Start,
@@ -341,7 +345,9 @@ impl<'a> Parser<'a> {
         let end = number::scan(self.bytes, at).map_err(|bad| Error::new(Reason::InvalidNumber, bad))?;
         self.pos = end;
         Ok(Str {
-            raw: self.bytes.get(at..end).unwrap_or_default(),
+            text: self.text,
+            start: at,
+            end,
             escaped: false,
         })
     }
@@ -378,7 +384,9 @@ impl<'a> Parser<'a> {
         }
         self.pos = i + 1;
         Ok(Str {
-            raw: self.bytes.get(start..i).unwrap_or_default(),
+            text: self.text,
+            start,
+            end: i,
             escaped,
         })
     }
