@@ -101,3 +101,78 @@ impl EntrySink for DirSink {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("mg-dirsink-{}-{tag}", std::process::id()));
+        let _ = fs::remove_dir_all(&p);
+        fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    fn write(sink: &mut DirSink, path: &str, data: &[u8]) -> io::Result<()> {
+        sink.begin(path, data.len() as u64)?;
+        sink.data(data)?;
+        sink.end()
+    }
+
+    #[test]
+    fn files_land_at_their_path_with_parents_made() {
+        let root = scratch("ok");
+        let mut sink = DirSink::new(&root, 0o755);
+        write(&mut sink, "id/model/a.bin", b"abc").unwrap();
+        write(&mut sink, "id/model/b.bin", b"d").unwrap();
+        assert_eq!(fs::read(root.join("id/model/a.bin")).unwrap(), b"abc");
+        assert_eq!(fs::read(root.join("id/model/b.bin")).unwrap(), b"d");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn non_plain_paths_are_refused() {
+        let root = scratch("plain");
+        let mut sink = DirSink::new(&root, 0o700);
+        for bad in ["", "../x", "/etc/x", "a/../../x", "./a"] {
+            let e = sink.begin(bad, 0).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad}");
+        }
+        assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn existing_names_are_never_reused() {
+        let root = scratch("exclusive");
+        let mut sink = DirSink::new(&root, 0o700);
+        write(&mut sink, "etc/a.json", b"{}").unwrap();
+        // The same file again, and a folder where a file is.
+        assert_eq!(
+            sink.begin("etc/a.json", 0).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(
+            sink.begin("etc/a.json/b", 0).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(fs::read(root.join("etc/a.json")).unwrap(), b"{}");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_never_followed() {
+        let root = scratch("link");
+        let outside = scratch("link-outside");
+        std::os::unix::fs::symlink(&outside, root.join("etc")).unwrap();
+        let mut sink = DirSink::new(&root, 0o700);
+        assert_eq!(
+            sink.begin("etc/a.json", 0).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+}

@@ -59,3 +59,32 @@ impl<R> From<io::Error> for FileError<R> {
         FileError::Io(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use modelgate_core::Location;
+
+    fn rejection(kind: &&'static str) -> Rejection {
+        Rejection {
+            kind,
+            message: "bad".into(),
+            location: Location::at(3),
+        }
+    }
+
+    #[test]
+    fn check_sees_rejections_as_rejections_and_the_rest_as_io() {
+        match FileError::Rejected("LimitExceeded").into_check(rejection) {
+            CheckError::Rejected(r) => assert_eq!((r.kind, r.location.offset), ("LimitExceeded", Some(3))),
+            CheckError::Io(e) => panic!("{e}"),
+        }
+        match FileError::<&str>::Exists(PathBuf::from("/v/b")).into_check(rejection) {
+            CheckError::Io(e) => {
+                assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+                assert_eq!(e.to_string(), "/v/b already exists");
+            }
+            CheckError::Rejected(r) => panic!("{r}"),
+        }
+    }
+}
