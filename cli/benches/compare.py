@@ -11,6 +11,10 @@ Cases (each at least 5 runs, median):
                            child process), wall time with interpreter start, peak RSS
   MPK extract              tarfile.open(...).extractall(filter="data") in a child process
 
+The Rust benchmark also runs the two child-process peers itself, alternating with
+modelgate in the same run (`compare.py --run-peer onnx|tarfile SRC DST`), when python3
+can import onnx; this script adds zipfile and repeats them at its own moment.
+
 Needs `pip install onnx numpy`.
 """
 
@@ -25,11 +29,22 @@ import sys
 import time
 import zipfile
 
-ONNX_PEER = "import onnx, sys; onnx.save(onnx.load(sys.argv[1]), sys.argv[2])"
-TAR_PEER = (
-    "import tarfile, sys\n"
-    "with tarfile.open(sys.argv[1], 'r:gz') as t: t.extractall(sys.argv[2], filter='data')"
-)
+
+
+def run_peer(name, src, dst):
+    """One run of a child-process peer (`compare.py --run-peer NAME SRC DST`); the Rust
+    benchmark starts the same command so both measure the same peer."""
+    if name == "onnx":
+        import onnx
+
+        onnx.save(onnx.load(src), dst)
+    elif name == "tarfile":
+        import tarfile
+
+        with tarfile.open(src, "r:gz") as t:
+            t.extractall(dst, filter="data")
+    else:
+        sys.exit(f"compare.py: unknown peer {name}")
 
 
 # Runs the command, reaps it with os.wait4 and prints "seconds rss-bytes". It runs in a fresh
@@ -101,7 +116,7 @@ def main():
         samples = []
         for _ in range(args.reps):
             fresh(out)
-            samples.append(child([sys.executable, "-c", ONNX_PEER, files["onnx"], out]))
+            samples.append(child([sys.executable, os.path.abspath(__file__), "--run-peer", "onnx", files["onnx"], out]))
         size = os.path.getsize(files["onnx"])
         rows.append(("ONNX → OneModel", "Python onnx.load + onnx.save", median(samples), size, "rss", mg, 1.5))
 
@@ -112,7 +127,7 @@ def main():
         for _ in range(args.reps):
             fresh(dest)
             os.makedirs(dest)
-            samples.append(child([sys.executable, "-c", TAR_PEER, files["mpk_package"], dest]))
+            samples.append(child([sys.executable, os.path.abspath(__file__), "--run-peer", "tarfile", files["mpk_package"], dest]))
         size = os.path.getsize(files["mpk_package"])
         rows.append(("MPK extract", 'Python tarfile filter="data"', median(samples), size, "rss", mg, 2.0))
 
@@ -147,4 +162,7 @@ def fmt(t):
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 5 and sys.argv[1] == "--run-peer":
+        run_peer(*sys.argv[2:])
+    else:
+        main()

@@ -22,27 +22,57 @@ fn argv(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|p| (*p).to_string()).collect()
 }
 
+/// `python3 cli/benches/compare.py --run-peer NAME SRC DST`, when python3 can import
+/// `module`: the Python peer runs in the same alternation as modelgate (compare.py times it
+/// too, but at another moment of a shared machine).
+fn python_peer(name: &str, module: &str, src: &Path, dst: &Path) -> Option<Vec<String>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches").join("compare.py");
+    let ok = std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then(|| argv(&["python3", &s(&script), "--run-peer", name, &s(src), &s(dst)]))
+}
+
 fn fresh_dir(p: &Path) {
     remove(p);
     std::fs::create_dir_all(p).unwrap_or_else(|e| fail(&format!("{}: {e}", p.display())));
 }
 
-/// `modelgate onemodel convert` of the ONNX fixture (the Python peer is in compare.py).
+/// `modelgate onemodel convert` of the ONNX fixture against Python `onnx.load` +
+/// `onnx.save` of the same file (when the onnx package is installed).
 pub fn onnx_convert(onnx: &Path, work: &Path) -> Case {
     let out = work.join("converted.onemodel");
     let cmd = vec![argv(&[&modelgate(), "onemodel", "convert", &s(onnx), &s(&out)])];
     let dir = work.to_path_buf();
+    let mut imps = vec![Imp::new("modelgate onemodel convert", move || {
+        remove(&out);
+        children(&cmd, &dir)
+    })];
+    let resaved = work.join("resaved.onnx");
+    if let Some(py) = python_peer("onnx", "onnx", onnx, &resaved) {
+        let dir = work.to_path_buf();
+        imps.push(Imp::new(PY_ONNX, move || {
+            remove(&resaved);
+            children(std::slice::from_ref(&py), &dir)
+        }));
+    }
     Case {
         name: "ONNX → OneModel",
         bytes: size_of(onnx),
         mem: Mem::Rss,
-        imps: vec![Imp::new("modelgate onemodel convert", move || {
-            remove(&out);
-            children(&cmd, &dir)
-        })],
-        goals: vec![],
+        imps,
+        goals: vec![Goal::Speed {
+            peer: PY_ONNX,
+            at_least: 1.5,
+            text: "≥ 1.5× Python onnx.load + onnx.save",
+        }],
     }
 }
+
+const PY_ONNX: &str = "Python onnx.load + onnx.save";
+const PY_TAR: &str = "Python tarfile filter=\"data\"";
 
 /// `modelgate mpk extract` against `tar -xzf` of the same package.
 pub fn mpk_extract(package: &Path, work: &Path) -> Case {
@@ -50,21 +80,35 @@ pub fn mpk_extract(package: &Path, work: &Path) -> Case {
     let ours_cmd = vec![argv(&[&modelgate(), "mpk", "extract", &s(package), &s(&ours)])];
     let tar_cmd = vec![argv(&["tar", "-xzf", &s(package), "-C", &s(&theirs)])];
     let (d1, d2) = (work.to_path_buf(), work.to_path_buf());
+    let mut imps = vec![
+        Imp::new("modelgate mpk extract", move || {
+            remove(&ours);
+            children(&ours_cmd, &d1)
+        }),
+        Imp::new("GNU tar -xzf", move || {
+            fresh_dir(&theirs);
+            children(&tar_cmd, &d2)
+        }),
+    ];
+    let py_dest = work.join("mpk-tarfile");
+    if let Some(py) = python_peer("tarfile", "tarfile", package, &py_dest) {
+        let dir = work.to_path_buf();
+        imps.push(Imp::new(PY_TAR, move || {
+            fresh_dir(&py_dest);
+            children(std::slice::from_ref(&py), &dir)
+        }));
+    }
     Case {
         name: "MPK extract",
         bytes: size_of(package),
         mem: Mem::Rss,
-        imps: vec![
-            Imp::new("modelgate mpk extract", move || {
-                remove(&ours);
-                children(&ours_cmd, &d1)
-            }),
-            Imp::new("GNU tar -xzf", move || {
-                fresh_dir(&theirs);
-                children(&tar_cmd, &d2)
-            }),
-        ],
+        imps,
         goals: vec![
+            Goal::Speed {
+                peer: PY_TAR,
+                at_least: 2.0,
+                text: "≥ 2× Python tarfile",
+            },
             Goal::Speed {
                 peer: "GNU tar -xzf",
                 at_least: 1.0,
