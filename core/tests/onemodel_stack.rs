@@ -155,3 +155,28 @@ fn deepest_json_decode_on_small_stack() {
         );
     });
 }
+
+#[test]
+fn nesting_over_64_rejected_on_small_stack() {
+    // One level past the limit (§3.2), graphs or types, is LimitExceeded, also on the small
+    // stack: the readers stop at the 65th level without having spent stack on the 64 above.
+    let graphs = onnx_model(65, 0);
+    let types = onnx_model(1, 64);
+    let mut g = String::from("{}");
+    for _ in 0..65 {
+        g = format!("{{\"nodes\":[{{\"op\":\"If\",\"attributes\":[{{\"name\":\"b\",\"type\":5,\"value\":{g}}}]}}]}}");
+    }
+    let manifest = format!("{{\"ir_version\":9,\"opsets\":[{{\"version\":17}}],\"graph\":{g}}}");
+    let file = onemodel::writer::assemble(manifest.as_bytes(), &[]);
+    on_stack(stack_size(), move || {
+        for proto in [&graphs, &types] {
+            assert_eq!(
+                onnx::to_model(proto).unwrap_err().kind,
+                onemodel::ErrorKind::LimitExceeded
+            );
+        }
+        let e = onemodel::read(&file).unwrap_err();
+        assert_eq!(e.kind, onemodel::ErrorKind::LimitExceeded);
+        assert!(e.path.unwrap().ends_with("attributes[0].value"));
+    });
+}
