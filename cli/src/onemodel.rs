@@ -41,11 +41,14 @@ pub enum OnemodelCommand {
 /// (an existing output without `--overwrite` included). While it works, the bytes of
 /// external data copied and of output written are shown on stderr when it is a terminal.
 pub fn run(command: OnemodelCommand) -> ExitCode {
-    let mut line = Progress::bytes("writing");
-    // External data is copied in chunks too, but its total is not known in advance.
-    let mut show = |phase: Phase, done: u64, total: u64| {
-        if phase == Phase::Write {
-            line.update(done, total);
+    let mut copying = Progress::bytes("copying external data");
+    let mut writing = Progress::bytes("writing");
+    let mut show = |phase: Phase, done: u64, total: u64| match phase {
+        // External data is copied tensor by tensor; its total is not known in advance.
+        Phase::External => copying.count(done),
+        Phase::Write => {
+            copying.clear();
+            writing.update(done, total);
         }
     };
     let (input, output, format, written, result) = match command {
@@ -66,7 +69,8 @@ pub fn run(command: OnemodelCommand) -> ExitCode {
             (input, output, "onemodel", "onnx", r)
         }
     };
-    line.clear();
+    copying.clear();
+    writing.clear();
     match result {
         Ok(()) => {
             let size = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);

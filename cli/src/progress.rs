@@ -5,7 +5,8 @@
 
 use std::io::{IsTerminal, Write};
 
-/// One progress line: the current item and, while it is read, its bytes.
+/// One progress line: the current item and, while it is read, its bytes (as a percentage of
+/// a known total, or counted when the total is not known).
 pub struct Progress {
     total: usize,
     shown: bool,
@@ -58,6 +59,18 @@ impl Progress {
         }
         self.percent = Some(percent);
         let line = format!("{} {percent}% ({} of {} MiB)", self.label, done >> 20, total >> 20);
+        self.draw(&line);
+    }
+
+    /// Shows `done` bytes of an operation whose total is not known in advance (for example
+    /// external data being copied), in whole MiB; redrawn when that number changes.
+    pub fn count(&mut self, done: u64) {
+        let mib = done >> 20;
+        if self.percent == Some(mib) {
+            return;
+        }
+        self.percent = Some(mib);
+        let line = format!("{} {mib} MiB", self.label);
         self.draw(&line);
     }
 
