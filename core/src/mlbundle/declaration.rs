@@ -14,15 +14,23 @@ pub const DTYPES: [&str; 7] = ["float32", "float64", "int32", "int64", "bool", "
 /// Parses JSON member `name` strictly within its cap and the configured depth (§8.1):
 /// syntax is `InvalidJSON`, size and depth `LimitExceeded`, located in the member.
 pub fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
-    json::parse(bytes, limits.json(name)).map_err(|e| {
-        let kind = match e.kind() {
-            json::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,
-            json::ErrorKind::InvalidJson => ErrorKind::InvalidJson,
-        };
-        let offset = u64::try_from(e.offset).unwrap_or(u64::MAX);
-        let msg = format!("{name} is not valid JSON: {}", json::Message(e.reason));
-        Error::new(kind, msg, Location::at(offset).in_member(name.as_str()))
-    })
+    json::parse(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
+}
+
+/// Checks JSON member `name` exactly as [`parse_member`] does without building its value,
+/// for members whose content no rule reads (`structure.json`, §8.1).
+pub fn validate_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
+    json::validate(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
+}
+
+fn member_error(name: MemberName, e: &json::Error) -> Error {
+    let kind = match e.kind() {
+        json::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,
+        json::ErrorKind::InvalidJson => ErrorKind::InvalidJson,
+    };
+    let offset = u64::try_from(e.offset).unwrap_or(u64::MAX);
+    let msg = format!("{name} is not valid JSON: {}", json::Message(e.reason));
+    Error::new(kind, msg, Location::at(offset).in_member(name.as_str()))
 }
 
 fn contract_error(name: MemberName, e: &FieldError) -> Error {

@@ -3,7 +3,7 @@
 
 use super::admission::{Models, admit};
 use super::budget::check_budget;
-use super::declaration::{check_samples, check_schema, parse_member};
+use super::declaration::{check_samples, check_schema, parse_member, validate_member};
 use super::error::{Error, ErrorKind};
 use super::integrity::{check_agreement, check_integrity};
 use super::limits::{ArchiveLimits, Limit};
@@ -32,7 +32,8 @@ pub struct Listing {
 }
 
 /// A validated bundle: the manifest, every member's original bytes (manifest included),
-/// the listing in fixed order, and the decoded schema and samples values.
+/// the listing in fixed order, and the decoded schema and samples values. `structure.json`
+/// is validated but not decoded (no rule reads its content; its bytes are in `members`).
 #[derive(Clone, Debug)]
 pub struct Container {
     /// The validated manifest.
@@ -45,8 +46,6 @@ pub struct Container {
     pub schema: Value,
     /// The validated `samples.json` value, when present (§8.3).
     pub samples: Option<Value>,
-    /// The validated `structure.json` value, when present (§8.1).
-    pub structure: Option<Value>,
 }
 
 /// Reads and validates the bundle in `data` under `limits` (§2–§8). Never deserializes a
@@ -98,7 +97,9 @@ pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, 
     let json = |n: MemberName| members.get(&n).map(|b| parse_member(n, b, limits)).transpose();
     let schema = json(MemberName::Schema)?
         .ok_or_else(|| Error::new(ErrorKind::InvalidManifest, "schema.json is missing", Location::at(end)))?;
-    let structure = json(MemberName::Structure)?;
+    if let Some(bytes) = members.get(&MemberName::Structure) {
+        validate_member(MemberName::Structure, bytes, limits)?;
+    }
     let samples = json(MemberName::Samples)?;
     let inputs = check_schema(&schema)?;
     if let Some(s) = &samples {
@@ -110,7 +111,6 @@ pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, 
         listing,
         schema,
         samples,
-        structure,
     })
 }
 
