@@ -329,3 +329,73 @@ fn ijson_text_check_matches_parser() {
     assert!(json::is_ijson_text("plain é 😀"));
     assert!(!json::is_ijson_text("bad \u{FFFE}"));
 }
+
+/// Draining `next_event` to the end, the way any event consumer reads.
+fn drain(input: &[u8], limits: Limits) -> Result<(), json::Error> {
+    let mut p = Parser::new(input, limits)?;
+    while p.next_event()?.is_some() {}
+    Ok(())
+}
+
+/// `validate` reads with `Parser::skip_to_end`, which keeps its place in the grammar in the
+/// control flow instead of the event state machine. It must give exactly the outcome and
+/// offset of draining the events, and of `parse`, on every corpus file and on documents
+/// that end inside each kind of container, at several depth limits.
+#[test]
+fn skip_to_end_agrees_with_draining_events() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../hostile-corpus/json");
+    let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(inputs.len() >= 100, "corpus at {}", dir.display());
+    for extra in [
+        "[",
+        "{",
+        "[1",
+        "{\"a\"",
+        "{\"a\":",
+        "{\"a\":1",
+        "{\"a\":1,",
+        "[1,",
+        "[[]",
+        "[{}",
+        "{\"a\":[]",
+        "{\"a\":{}",
+        "[1 2]",
+        "{\"a\" 1}",
+        "{1:2}",
+        "[,1]",
+        "{,}",
+        "[1,]",
+        "{\"a\":1,}",
+        "[]]",
+        "{}}",
+        "[] x",
+        "{\"a\":[1,{\"b\":[]}]} ",
+        " [ { \"a\" : [ 1 , 2 ] , \"b\" : { } } ] ",
+        "{\"a\":1,\"a\":2}",
+        "[{\"a\":1},{\"a\":2}]",
+        "\"x\"",
+        "tru",
+        "nul",
+    ] {
+        inputs.push(extra.as_bytes().to_vec());
+    }
+    for input in &inputs {
+        for depth in [0, 1, 2, 3, 1024] {
+            let limits = Limits {
+                max_bytes: Limits::DEFAULT.max_bytes,
+                max_depth: depth,
+            };
+            let fast = json::validate(input, limits);
+            assert_eq!(
+                fast,
+                drain(input, limits),
+                "{:?} depth {depth}",
+                String::from_utf8_lossy(input)
+            );
+            assert_eq!(fast, json::parse(input, limits).map(|_| ()));
+        }
+    }
+}

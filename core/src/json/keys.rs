@@ -44,12 +44,9 @@ fn head_of(bytes: &[u8]) -> u64 {
 #[inline(always)]
 fn head_at(input: &[u8], start: usize, end: usize) -> u64 {
     let len = end.saturating_sub(start);
-    match input
-        .get(start..start.saturating_add(8))
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-    {
-        Some(word) if len < 8 => u64::from_le_bytes(word) & ((1u64 << (8 * len)) - 1),
-        Some(word) => u64::from_le_bytes(word),
+    match input.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+        Some(word) if len < 8 => u64::from_le_bytes(*word) & ((1u64 << (8 * len)) - 1),
+        Some(word) => u64::from_le_bytes(*word),
         None => head_of(input.get(start..end).unwrap_or_default()),
     }
 }

@@ -60,11 +60,8 @@ pub fn scan(bytes: &[u8], start: usize) -> Result<usize, usize> {
 fn digit_run(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    while let Some(word) = bytes
-        .get(i..i.wrapping_add(8))
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-    {
-        let x = u64::from_le_bytes(word);
+    while let Some(word) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let x = u64::from_le_bytes(*word);
         // Per byte, the high bit is set for a byte above '9' (b + 0x46 reaches 0x80), below
         // '0' (b - 0x30 borrows) or non-ASCII. Carries and borrows start only at such a
         // byte and move only to higher bytes, so the lowest flagged byte is exact.

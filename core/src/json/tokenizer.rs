@@ -189,6 +189,86 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads the rest of the document without handing out events: the same helpers as
+    /// [`Parser::next_event`], so the same checks, errors and offsets, with the position in
+    /// the grammar kept in the control flow rather than looked up per token. This is what
+    /// [`super::validate`] runs; the `json` fuzz target checks that it agrees with draining
+    /// `next_event`.
+    pub fn skip_to_end(&mut self) -> Result<(), Error> {
+        if self.state != State::Start {
+            while self.next_event()?.is_some() {}
+            return Ok(());
+        }
+        loop {
+            // A value is expected here.
+            self.skip_whitespace();
+            let at = self.pos;
+            let next = self.bytes.get(at).copied();
+            match next {
+                Some(b'{') => {
+                    self.open(at, true)?;
+                    let (at, next) = self.after_space();
+                    if next != Some(b'}') {
+                        self.name(at, next)?;
+                        continue;
+                    }
+                    self.names.close();
+                    self.close(at, Token::EndObject);
+                }
+                Some(b'[') => {
+                    self.open(at, false)?;
+                    let (at, next) = self.after_space();
+                    if next != Some(b']') {
+                        continue;
+                    }
+                    self.close(at, Token::EndArray);
+                }
+                _ => {
+                    self.value(at, next)?;
+                }
+            }
+            // A value is complete: close containers until the next value or the end.
+            loop {
+                let (at, next) = self.after_space();
+                match self.after {
+                    State::AfterInArray => match next {
+                        Some(b',') => {
+                            self.pos = at + 1;
+                            break;
+                        }
+                        Some(b']') => {
+                            self.close(at, Token::EndArray);
+                        }
+                        _ => return Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
+                    },
+                    State::AfterInObject => match next {
+                        Some(b',') => {
+                            let (at, next) = self.after_comma(at);
+                            self.name(at, next)?;
+                            break;
+                        }
+                        Some(b'}') => {
+                            self.names.close();
+                            self.close(at, Token::EndObject);
+                        }
+                        _ => return Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
+                    },
+                    _ => {
+                        self.after_top(at, next)?;
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Skips whitespace; returns where the next token starts and its first byte.
+    #[inline(always)]
+    fn after_space(&mut self) -> (usize, Option<u8>) {
+        self.skip_whitespace();
+        (self.pos, self.bytes.get(self.pos).copied())
+    }
+
     #[inline]
     fn skip_whitespace(&mut self) {
         // §2: only space, tab, line feed and carriage return.
@@ -245,8 +325,7 @@ impl<'a> Parser<'a> {
     #[inline]
     fn after_comma(&mut self, comma: usize) -> (usize, Option<u8>) {
         self.pos = comma + 1;
-        self.skip_whitespace();
-        (self.pos, self.bytes.get(self.pos).copied())
+        self.after_space()
     }
 
     #[inline(always)]
@@ -459,11 +538,8 @@ static CLASS: [u8; 256] = {
 fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    while let Some(word) = bytes
-        .get(i..i.wrapping_add(8))
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-    {
-        let x = u64::from_le_bytes(word);
+    while let Some(word) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let x = u64::from_le_bytes(*word);
         // Per byte, the high bit of each term is set exactly for the first byte that is
         // below 0x20, equal to '"' or '\\', or non-ASCII (borrows only reach higher bytes).
         let quote = x ^ (ONES * u64::from(b'"'));
