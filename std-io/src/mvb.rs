@@ -668,10 +668,11 @@ fn verification_record(imported: &Imported, location: &Path, at: &str) -> (Strin
 /// `modelgate check FILE.mvb.tar` (§8.1): the import's validating unpack into a private
 /// staging folder under the system temporary folder, always removed, reporting the bytes
 /// read to `progress`. The file name is not checked (`--format mvb` may name any file).
+/// Files are not synced: the folder is never published.
 pub fn check_archive(archive: &Path, progress: Progress<'_>) -> Result<Imported, MvbIoError> {
     let file = open_file(archive)?;
     let staging = staging(&std::env::temp_dir())?;
-    let mut sink = staging_sink(&staging);
+    let mut sink = staging_sink(&staging).unsynced();
     let r = stream(file, &mut sink, progress);
     drop(sink);
     drop(staging);
