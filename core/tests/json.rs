@@ -399,3 +399,25 @@ fn skip_to_end_agrees_with_draining_events() {
         }
     }
 }
+
+/// Building and dropping a value nested far deeper than any format allows needs no stack
+/// per level (`spec/json.md` §8): both run on a 64 KiB thread.
+#[test]
+fn deep_values_build_and_drop_on_a_small_stack() {
+    let depth = 200_000;
+    let doc = format!("{}{}{}", "[{\"a\":".repeat(depth), "1", "}]".repeat(depth));
+    let limits = Limits {
+        max_bytes: Limits::DEFAULT.max_bytes,
+        max_depth: 2 * depth,
+    };
+    std::thread::Builder::new()
+        .stack_size(64 << 10)
+        .spawn(move || {
+            let value = json::parse(doc.as_bytes(), limits).unwrap();
+            assert!(matches!(value.node, Node::Array(_)));
+            drop(value);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

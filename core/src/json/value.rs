@@ -46,6 +46,29 @@ pub struct Member {
     pub value: Value,
 }
 
+impl Drop for Value {
+    /// Takes nested containers apart from a heap list, so dropping a deeply nested value
+    /// needs no stack per level (`spec/json.md` §6 allows depth 1024 and more).
+    fn drop(&mut self) {
+        let mut pending: Vec<Value> = Vec::new();
+        take_children(&mut self.node, &mut pending);
+        while let Some(mut v) = pending.pop() {
+            take_children(&mut v.node, &mut pending);
+        }
+    }
+}
+
+/// Moves the children of a container into `pending`, leaving it empty.
+fn take_children(node: &mut Node, pending: &mut Vec<Value>) {
+    match node {
+        Node::Array(items) if !items.is_empty() => pending.append(items),
+        Node::Object(members) if !members.is_empty() => {
+            pending.extend(members.drain(..).map(|m| m.value));
+        }
+        _ => {}
+    }
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
         self.node == other.node

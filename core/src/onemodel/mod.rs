@@ -92,24 +92,8 @@ pub fn read_with(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Mode
         data,
         max_nesting: limits.max_nesting,
     };
-    let model = reader.model(&Cursor::root(&value, "manifest")).and_then(|mut model| {
+    reader.model(&Cursor::root(&value, "manifest")).and_then(|mut model| {
         names::resolve(&mut model, Some(&value))?;
         Ok(model)
-    });
-    drop_flat(value);
-    model
-}
-
-/// Drops the parsed manifest from a heap stack (§3.3): a JSON value's own drop recurses once
-/// per JSON level, up to the depth limit of 1024, so its arrays and objects are emptied
-/// into a list first and each value is dropped without children.
-fn drop_flat(value: json::Value) {
-    let mut stack = alloc::vec![value];
-    while let Some(mut v) = stack.pop() {
-        match &mut v.node {
-            json::Node::Array(items) => stack.append(items),
-            json::Node::Object(members) => stack.extend(core::mem::take(members).into_iter().map(|m| m.value)),
-            _ => {}
-        }
-    }
+    })
 }
