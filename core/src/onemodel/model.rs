@@ -50,6 +50,21 @@ pub struct StringEntry {
     pub value: String,
 }
 
+/// A part of a model that holds graphs, directly or through nodes and attributes: what the
+/// writers' loops (ONNX protobuf, OneModel manifest) keep on their heap stacks instead of
+/// recursing per nesting level (`spec/onemodel.md` §3.3).
+#[derive(Clone, Copy)]
+pub(crate) enum GraphHolder<'m, 'a> {
+    /// A graph: its nodes hold attributes that may hold graphs.
+    Graph(&'m Graph<'a>),
+    /// A node: its attributes may hold graphs.
+    Node(&'m Node<'a>),
+    /// An attribute: a GRAPH or GRAPHS value.
+    Attribute(&'m Attribute<'a>),
+    /// A model-local function: its nodes and attribute defaults.
+    Function(&'m Function<'a>),
+}
+
 /// The Graph table (§2.2), ONNX `GraphProto`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Graph<'a> {

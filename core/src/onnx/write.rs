@@ -7,17 +7,9 @@
 //! model's nesting (`spec/onemodel.md` §3.3).
 
 use super::wire::{put_key, put_len, put_varint};
+use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
 use alloc::vec::Vec;
-
-/// A message whose fields hold graphs (directly or through nodes and attributes).
-#[derive(Clone, Copy)]
-enum Msg<'m, 'a> {
-    Graph(&'m Graph<'a>),
-    Node(&'m Node<'a>),
-    Attribute(&'m Attribute<'a>),
-    Function(&'m Function<'a>),
-}
 
 /// An open message: its bytes so far, the field number it goes into in its parent, and
 /// where it is: `stage` counts the runs of plain fields and child lists written, `index`

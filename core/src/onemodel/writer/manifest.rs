@@ -7,6 +7,7 @@
 use super::data_order::node_tensors;
 use crate::json::Writer;
 use crate::onemodel::base64;
+use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
 use alloc::string::String;
 
@@ -19,15 +20,6 @@ pub(super) struct ManifestWriter<'r, 'b> {
     /// The most graphs and types open at once (§3.2), and whether the model exceeds it.
     pub(super) max_nesting: usize,
     pub(super) too_deep: bool,
-}
-
-/// A table that holds graphs, directly or through nodes and attributes.
-#[derive(Clone, Copy)]
-enum Msg<'m, 'a> {
-    Graph(&'m Graph<'a>),
-    Node(&'m Node<'a>),
-    Attribute(&'m Attribute<'a>),
-    Function(&'m Function<'a>),
 }
 
 /// An open table: its nesting level (§3.2), `stage` counts the runs of members and child
