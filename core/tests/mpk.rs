@@ -862,3 +862,34 @@ fn sink_failure_stops_the_reader() {
     assert!(matches!(r.feed(&bytes, &mut Discard), Err(Failure::Rejected(_))));
     assert_eq!(r.finish().unwrap_err().kind, MpkKind::InvalidArchive);
 }
+
+/// The fuzz finding behind `hostile-corpus/mpk/invalid_archive-tar-error-before-deflate-error`:
+/// a tar header inflated in the same call as a deflate error reaches the tar layer first, so
+/// the error is the tar checksum whether the file arrives whole or byte by byte
+/// (`spec/inflate.md` §2.8).
+#[test]
+fn output_before_a_deflate_error_is_checked_first_in_any_pieces() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../hostile-corpus/mpk/invalid_archive-tar-error-before-deflate-error.tar.gz"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let whole = check_tar_gz(&bytes, MpkLimits::DEFAULT, Registry::DEFAULT, [3, 4]).unwrap_err();
+    assert!(whole.to_string().contains("checksum mismatch"), "{whole}");
+    for size in [1, 7, 512, 517] {
+        let mut r = MpkReader::new(MpkLimits::DEFAULT, Registry::DEFAULT, [5, 6]);
+        let mut outcome = Ok(());
+        for c in bytes.chunks(size) {
+            outcome = r.feed(c, &mut Discard);
+            if outcome.is_err() {
+                break;
+            }
+        }
+        let split = match outcome {
+            Ok(()) => r.finish().map(|_| ()),
+            Err(Failure::Rejected(e)) => Err(e),
+            Err(Failure::Sink(n)) => match n {},
+        };
+        assert_eq!(split, Err(whole.clone()), "pieces of {size}");
+    }
+}

@@ -250,6 +250,20 @@ fn tar_edit(edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     gz(&t)
 }
 
+/// A gzip member whose deflate stream is one stored block holding a tar header with a wrong
+/// checksum, then a block of the reserved type 3: the tar error comes first in the output.
+fn tar_header_then_bad_block() -> Vec<u8> {
+    let mut header = entry(b'0', "etc/x.json", b"{}")[..512].to_vec();
+    header[3] ^= 0x20;
+    let mut g = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    // Stored block, not final: LEN = 512 and its complement, then the bytes.
+    g.extend_from_slice(&[0x00, 0x00, 0x02, 0xff, 0xfd]);
+    g.extend_from_slice(&header);
+    // BFINAL = 1, BTYPE = 3 (reserved).
+    g.extend_from_slice(&[0x07, 0x00, 0x00, 0x00]);
+    g
+}
+
 fn gz_edit(edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let mut g = pkg(&base());
     edit(&mut g);
@@ -448,6 +462,10 @@ mpk_cases! {
     gzip_trailing_garbage: gz_edit(|g| g.extend_from_slice(b"garbage")) => Reject(IA, "gzip: trailing data");
     gzip_truncated: gz_edit(|g| { let n = g.len(); g.truncate(n - 5); }) => Reject(IA, "gzip: gzip input is truncated");
     gzip_empty: Vec::new() => Reject(IA, "gzip: no gzip member");
+    // Found by the mpk fuzz target (fuzz/README.md): output inflated before a deflate error
+    // in the same call reaches the tar layer first, so the first error is the same whole
+    // or in pieces (spec/inflate.md §2.8).
+    tar_error_before_deflate_error: tar_header_then_bad_block() => Reject(IA, "checksum mismatch");
 
     // §1 tar layer.
     tar_bad_checksum: tar_edit(|t| t[1024 + 3] ^= 0x20) => Reject(IA, "checksum mismatch");
