@@ -79,6 +79,20 @@ impl<R: Copy> Case<R> {
     }
 }
 
+/// One PAX extended-header record `"<len> <key>=<value>\n"`, its decimal length prefix
+/// counting itself (POSIX pax format; `spec/mpk.md` §1), for the tar-based corpora.
+pub fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
+    let body = key.len() + value.len() + 3;
+    let mut len = body + 1;
+    while format!("{len}").len() + body != len {
+        len += 1;
+    }
+    let mut v = format!("{len} {key}=").into_bytes();
+    v.extend_from_slice(value);
+    v.push(b'\n');
+    v
+}
+
 /// Every generated file, sorted by path.
 pub fn all() -> Vec<CorpusFile> {
     let mut files = json::files();

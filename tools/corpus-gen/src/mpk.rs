@@ -4,6 +4,7 @@
 //! owner names) and the deterministic gzip writer, so they are reproducible bit for bit.
 
 use crate::CorpusFile;
+use crate::pax_record;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::Writer;
@@ -212,18 +213,6 @@ fn raw_entry(flag: u8, name: &[u8], size: u64, data: &[u8]) -> Vec<u8> {
 
 fn entry(flag: u8, name: &str, data: &[u8]) -> Vec<u8> {
     raw_entry(flag, name.as_bytes(), data.len() as u64, data)
-}
-
-fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body = key.len() + value.len() + 3;
-    let mut len = body + 1;
-    while format!("{len}").len() + body != len {
-        len += 1;
-    }
-    let mut v = format!("{len} {key}=").into_bytes();
-    v.extend_from_slice(value);
-    v.push(b'\n');
-    v
 }
 
 fn pax(records: &[u8]) -> Vec<u8> {

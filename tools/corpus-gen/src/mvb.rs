@@ -4,6 +4,7 @@
 //! plus hand-made header blocks for hostile entries, so they are reproducible bit for bit.
 
 use crate::CorpusFile;
+use crate::pax_record;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::write::append_entry;
 use modelgate_core::mvb::{MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits, bundle_hash, check_mvb, covers};
@@ -228,18 +229,6 @@ fn raw(flag: u8, name: &[u8], size: u64, link: &[u8], data: &[u8]) -> Vec<u8> {
 
 fn named(path: &str) -> Vec<u8> {
     format!("{ID}/{path}").into_bytes()
-}
-
-fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body = key.len() + value.len() + 3;
-    let mut len = body + 1;
-    while format!("{len}").len() + body != len {
-        len += 1;
-    }
-    let mut v = format!("{len} {key}=").into_bytes();
-    v.extend_from_slice(value);
-    v.push(b'\n');
-    v
 }
 
 fn pax(records: &[u8]) -> Vec<u8> {
