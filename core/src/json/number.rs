@@ -1,6 +1,6 @@
 //! JSON numbers kept as their lexeme, with exact integer conversion (`spec/json.md` §4).
 
-use alloc::boxed::Box;
+use super::text::Text;
 use core::fmt;
 
 /// Why a number could not be read as the integer a reader asked for (`spec/json.md` §4.2).
@@ -127,34 +127,16 @@ fn split_sign(lexeme: &str) -> Result<(bool, impl Iterator<Item = u8> + '_), Int
     Ok((negative, digits.iter().copied()))
 }
 
-const INLINE: usize = 22;
-
 /// A JSON number exactly as written (`spec/json.md` §4). Short lexemes (the usual case)
 /// are stored inline without a heap allocation.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Number(Repr);
-
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Repr {
-    Inline { len: u8, buf: [u8; INLINE] },
-    Heap(Box<str>),
-}
+pub struct Number(Text);
 
 impl Number {
     /// Wraps a lexeme the caller has already checked against the grammar (§4.1);
     /// [`Number::parse`] checks it.
     pub(crate) fn from_lexeme(lexeme: &str) -> Number {
-        let bytes = lexeme.as_bytes();
-        match u8::try_from(bytes.len()) {
-            Ok(len) if bytes.len() <= INLINE => {
-                let mut buf = [0u8; INLINE];
-                for (d, s) in buf.iter_mut().zip(bytes) {
-                    *d = *s;
-                }
-                Number(Repr::Inline { len, buf })
-            }
-            _ => Number(Repr::Heap(Box::from(lexeme))),
-        }
+        Number(Text::new(lexeme))
     }
 
     /// Checks `lexeme` against the RFC 8259 number grammar and keeps it.
@@ -179,13 +161,7 @@ impl Number {
 
     /// The lexeme exactly as written.
     pub fn as_str(&self) -> &str {
-        match &self.0 {
-            Repr::Inline { len, buf } => buf
-                .get(..usize::from(*len))
-                .and_then(|b| core::str::from_utf8(b).ok())
-                .unwrap_or("0"),
-            Repr::Heap(s) => s,
-        }
+        self.0.as_str()
     }
 
     /// True when the lexeme has neither fraction nor exponent.

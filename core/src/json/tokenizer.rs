@@ -28,6 +28,7 @@ pub struct Str<'a> {
 
 impl<'a> Str<'a> {
     /// The text exactly as written (escapes not resolved).
+    #[inline]
     pub fn raw(&self) -> &'a str {
         // Token boundaries are ASCII bytes, so they are always character boundaries.
         self.text.get(self.start..self.end).unwrap_or_default()
@@ -39,6 +40,7 @@ impl<'a> Str<'a> {
     }
 
     /// The string's value: borrowed when it has no escapes.
+    #[inline]
     pub fn value(&self) -> Cow<'a, str> {
         if self.escaped {
             let mut s = String::with_capacity(self.end.saturating_sub(self.start));

@@ -2,8 +2,8 @@
 
 use super::error::Error;
 use super::number::Number;
+use super::text::Text;
 use super::tokenizer::{Parser, Token};
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A JSON value and the byte offset of its first byte in the parsed input.
@@ -28,7 +28,7 @@ pub enum Node {
     /// A number as its exact lexeme.
     Number(Number),
     /// A string, unescaped.
-    String(String),
+    String(Text),
     /// An array.
     Array(Vec<Value>),
     /// An object, members in document order.
@@ -39,7 +39,7 @@ pub enum Node {
 #[derive(Clone, Debug)]
 pub struct Member {
     /// The member name, unescaped.
-    pub name: String,
+    pub name: Text,
     /// Offset of the name's opening quote.
     pub name_offset: usize,
     /// The member value.
@@ -147,59 +147,161 @@ impl Value {
     }
 }
 
+/// A container being built: where it starts, the name it will be stored under in its
+/// parent, and where its children begin on the shared pending list of its kind.
+struct Open {
+    offset: usize,
+    name: Option<(Text, usize)>,
+    object: bool,
+    first: usize,
+}
+
+/// Children of the open containers, innermost last. Each container's children move into
+/// a vector of exactly their number when it closes, so a container costs one allocation.
+#[derive(Default)]
+struct Pending {
+    open: Vec<Open>,
+    items: Vec<Value>,
+    members: Vec<Member>,
+}
+
+impl Pending {
+    fn start(&mut self, offset: usize, name: Option<(Text, usize)>, object: bool) {
+        let first = if object { self.members.len() } else { self.items.len() };
+        self.open.push(Open {
+            offset,
+            name,
+            object,
+            first,
+        });
+    }
+
+    /// Closes the innermost container: its value and the name it goes under.
+    fn finish(&mut self) -> Option<(Value, Option<(Text, usize)>)> {
+        let open = self.open.pop()?;
+        let node = if open.object {
+            Node::Object(self.members.drain(open.first..).collect())
+        } else {
+            Node::Array(self.items.drain(open.first..).collect())
+        };
+        Some((
+            Value {
+                offset: open.offset,
+                node,
+            },
+            open.name,
+        ))
+    }
+
+    /// Adds a finished value to the innermost container, or hands it back when none is
+    /// open (it is the whole document).
+    fn attach(&mut self, value: Value, name: Option<(Text, usize)>) -> Option<Value> {
+        match (self.open.last(), name) {
+            (None, _) => return Some(value),
+            (Some(o), Some((name, name_offset))) if o.object => self.members.push(Member {
+                name,
+                name_offset,
+                value,
+            }),
+            // The parser never yields a member value without its name.
+            (Some(o), _) if o.object => {}
+            (Some(_), _) => self.items.push(value),
+        }
+        None
+    }
+}
+
 /// Builds the owned value of the whole input from the tokenizer's events, without
 /// recursion (`spec/json.md` §8). The parser has already enforced every rule.
 pub fn build(parser: &mut Parser<'_>) -> Result<Value, Error> {
-    // Open containers, each with the member name it will be stored under in its parent.
-    let mut stack: Vec<(Value, Option<(String, usize)>)> = Vec::new();
-    let mut name: Option<(String, usize)> = None;
+    let mut pending = Pending::default();
+    let mut name: Option<(Text, usize)> = None;
     let mut top = None;
     while let Some(event) = parser.next_event()? {
         let at = event.offset;
         let leaf = |node| Value { offset: at, node };
         let value = match event.token {
-            Token::StartObject => {
-                stack.push((leaf(Node::Object(Vec::new())), name.take()));
-                continue;
-            }
-            Token::StartArray => {
-                stack.push((leaf(Node::Array(Vec::new())), name.take()));
+            Token::StartObject | Token::StartArray => {
+                pending.start(at, name.take(), matches!(event.token, Token::StartObject));
                 continue;
             }
             Token::Name(s) => {
-                name = Some((s.value().into_owned(), at));
+                name = Some((Text::new(&s.value()), at));
                 continue;
             }
-            Token::EndObject | Token::EndArray => match stack.pop() {
+            Token::EndObject | Token::EndArray => match pending.finish() {
                 Some((container, its_name)) => {
                     name = its_name;
                     container
                 }
                 None => continue,
             },
-            Token::String(s) => leaf(Node::String(s.value().into_owned())),
+            Token::String(s) => leaf(Node::String(Text::new(&s.value()))),
             Token::Number(n) => leaf(Node::Number(Number::from_lexeme(n.raw()))),
             Token::Bool(b) => leaf(Node::Bool(b)),
             Token::Null => leaf(Node::Null),
         };
-        match stack.last_mut() {
-            None => top = Some(value),
-            Some((parent, _)) => attach(parent, value, name.take()),
+        if let Some(whole) = pending.attach(value, name.take()) {
+            top = Some(whole);
         }
     }
     // The parser returns None only after the top-level value and its trailing whitespace.
     Ok(top.unwrap_or(Value::new(Node::Null)))
 }
 
-fn attach(parent: &mut Value, value: Value, name: Option<(String, usize)>) {
-    match (&mut parent.node, name) {
-        (Node::Array(items), _) => items.push(value),
-        (Node::Object(members), Some((name, name_offset))) => members.push(Member {
-            name,
-            name_offset,
-            value,
-        }),
-        // The parser never yields a member value without its name.
-        _ => {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Limits, parse};
+
+    /// Every container of a value, outermost first.
+    fn containers(v: &Value, out: &mut Vec<(usize, usize)>) {
+        match &v.node {
+            Node::Array(items) => {
+                out.push((items.len(), items.capacity()));
+                items.iter().for_each(|i| containers(i, out));
+            }
+            Node::Object(members) => {
+                out.push((members.len(), members.capacity()));
+                members.iter().for_each(|m| containers(&m.value, out));
+            }
+            _ => {}
+        }
+    }
+
+    /// Children move into a vector of exactly their number when the container closes
+    /// (one allocation per container, none for empty ones), at every depth and in both
+    /// container kinds, with order and offsets kept (`spec/json.md` §8).
+    #[test]
+    fn containers_are_allocated_at_their_exact_size() {
+        let doc = br#"{"a":[1,[2,3,4,5,6],{}],"b":{"c":"x","d":[],"e":{"f":[[],[7]]}},"g":[{"h":1,"i":2,"j":3}]}"#;
+        let v = parse(doc, Limits::DEFAULT).unwrap();
+        let mut seen = Vec::new();
+        containers(&v, &mut seen);
+        assert_eq!(seen.len(), 12);
+        for (len, cap) in seen {
+            assert_eq!(len, cap);
+        }
+        let b = v.get("b").unwrap();
+        assert_eq!(b.offset, 28);
+        assert_eq!(b.get("e").unwrap().get("f").unwrap().offset, 53);
+        let Node::Object(members) = &v.node else { panic!() };
+        let names: Vec<_> = members.iter().map(|m| (m.name.as_str(), m.name_offset)).collect();
+        assert_eq!(names, [("a", 1), ("b", 24), ("g", 64)]);
+    }
+
+    /// Names and strings of up to 22 bytes are kept inline; longer ones, and ones with
+    /// escapes, keep their unescaped value.
+    #[test]
+    fn short_names_and_strings_need_no_allocation() {
+        let doc = br#"{"twenty-two-byte-name!":"s","twenty-three-byte-name!!":"t\u00e9xt longer than 22 bytes"}"#;
+        let v = parse(doc, Limits::DEFAULT).unwrap();
+        let Node::Object(members) = &v.node else { panic!() };
+        let [short, long] = members.as_slice() else { panic!() };
+        assert!(short.name.is_inline());
+        assert!(!long.name.is_inline());
+        let Node::String(s) = &short.value.node else { panic!() };
+        assert!(s.is_inline());
+        assert_eq!(long.value.as_str(), Some("téxt longer than 22 bytes"));
     }
 }

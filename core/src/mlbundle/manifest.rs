@@ -98,7 +98,7 @@ impl Manifest {
         if let Node::Object(members) = &mut value.node {
             let missing = |members: &[Member], name: &str| !members.iter().any(|m| m.name == name);
             if missing(members, "writer_version") {
-                members.push(synthetic("writer_version", Node::String(String::from(READER_VERSION))));
+                members.push(synthetic("writer_version", Node::String(READER_VERSION.into())));
             }
             if missing(members, "integrity") {
                 members.push(synthetic("integrity", Node::Object(alloc::vec::Vec::new())));
@@ -149,7 +149,7 @@ impl Manifest {
 /// A member the writer supplies for omitted parts.
 fn synthetic(name: &str, node: Node) -> Member {
     Member {
-        name: String::from(name),
+        name: name.into(),
         name_offset: 0,
         value: Value::new(node),
     }
