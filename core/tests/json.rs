@@ -421,3 +421,37 @@ fn deep_values_build_and_drop_on_a_small_stack() {
         .join()
         .unwrap();
 }
+
+/// Between any two tokens, exactly space, tab, line feed and carriage return are skipped
+/// (`spec/json.md` §2); every other byte up to `!` is rejected at its own offset, by both
+/// the event parser and `validate`, and whitespace runs of any length are stepped over.
+#[test]
+fn only_the_four_whitespace_bytes_separate_tokens() {
+    let doc = br#"[1,{"a":2,"b":[true,"x"]},null]"#;
+    let gaps: Vec<usize> = (0..=doc.len()).collect();
+    for b in 0u8..=b'!' {
+        let is_space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        for &gap in &gaps {
+            for run in [1usize, 9] {
+                let mut input = doc.to_vec();
+                input.splice(gap..gap, core::iter::repeat_n(b, run));
+                // Inside a name or the string "x", a byte is content, not a separator;
+                // inside `true` or `null` it breaks the literal, reported at its start.
+                let in_string = matches!(gap, 5 | 6 | 11 | 12 | 21 | 22);
+                let expected = match gap {
+                    16..=18 => 15,
+                    27..=29 => 26,
+                    _ => gap,
+                };
+                let validated = json::validate(&input, Limits::DEFAULT);
+                let parsed = json::parse(&input, Limits::DEFAULT);
+                assert_eq!(validated.is_ok(), parsed.is_ok(), "byte {b:#04x} at {gap}");
+                if is_space && !in_string && expected == gap {
+                    assert!(validated.is_ok(), "byte {b:#04x} run {run} at {gap}");
+                } else if !in_string {
+                    assert_eq!(validated.unwrap_err().offset, expected, "byte {b:#04x} at {gap}");
+                }
+            }
+        }
+    }
+}

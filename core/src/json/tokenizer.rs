@@ -271,8 +271,18 @@ impl<'a> Parser<'a> {
         (self.pos, self.bytes.get(self.pos).copied())
     }
 
-    #[inline]
+    #[inline(always)]
     fn skip_whitespace(&mut self) {
+        // Compact documents have no whitespace between tokens: one comparison decides, and
+        // the loop stays out of line.
+        if self.bytes.get(self.pos).is_some_and(|&b| b > b' ') {
+            return;
+        }
+        self.skip_whitespace_run();
+    }
+
+    #[inline(never)]
+    fn skip_whitespace_run(&mut self) {
         // §2: only space, tab, line feed and carriage return.
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
             self.pos += 1;
