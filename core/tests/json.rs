@@ -382,6 +382,28 @@ fn skip_to_end_agrees_with_draining_events() {
     ] {
         inputs.push(extra.as_bytes().to_vec());
     }
+    // `validate` checks UTF-8 inside strings as it reads them; an ill-formed sequence
+    // anywhere must still win over every other problem, as in the whole-input check
+    // the event parser makes first (§1.1).
+    for extra in [
+        &b"[1,}\xff"[..],
+        b"[\"\xff\"]",
+        b"[\"\xc3\xa9\", \xff]",
+        b"[\"\xe2\x82\"]",
+        b"[\"a\xe2\x82",
+        b"[\"\xc3\xa9a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]",
+        b"[\"\xef\xbf\xbf\"]",
+        b"[\"\xef\xbf\xbf\xff\"]",
+        b"{\"\xc3\xa9\\u0041\":1,\"\xc3\xa9A\":2}",
+        b"{\"\xc3\xa9\\u0041\":1,\"\xc3\xa9B\":2}",
+        b"[1] \xff",
+        b"\xff",
+        b"[[[\xff",
+        b"[[[\"\xed\xa0\x80\"]]]",
+        b"{\"a\":1,\"a\":2,\"\xc0\xaf\":3}",
+    ] {
+        inputs.push(extra.to_vec());
+    }
     for input in &inputs {
         for depth in [0, 1, 2, 3, 1024] {
             let limits = Limits {

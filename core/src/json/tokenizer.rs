@@ -122,6 +122,10 @@ pub struct Parser<'a> {
     names: NameSets,
     max_depth: usize,
     scratch: String,
+    /// Non-ASCII bytes before this offset are known to be well-formed UTF-8: the whole
+    /// input for [`Parser::new`]; for [`Parser::deferred_utf8`], the runs strings have
+    /// checked so far.
+    utf8_until: usize,
 }
 
 /// Inputs longer than this are rejected whatever the configured limit, so that name
@@ -145,8 +149,12 @@ impl<'a> Parser<'a> {
             return Err(Error::new(Reason::ByteOrderMark, 0));
         }
         let text = utf8::validate(input)?;
-        Ok(Parser {
-            bytes: input,
+        Ok(Parser::over(input, text, limits, input.len()))
+    }
+
+    fn over(bytes: &'a [u8], text: &'a str, limits: Limits, utf8_until: usize) -> Self {
+        Parser {
+            bytes,
             text,
             pos: 0,
             open: Vec::new(),
@@ -155,7 +163,25 @@ impl<'a> Parser<'a> {
             names: NameSets::new(DEFAULT_HASH_KEY),
             max_depth: limits.max_depth,
             scratch: String::new(),
-        })
+            utf8_until,
+        }
+    }
+
+    /// A parser for [`Parser::skip_to_end`] only, which checks UTF-8 inside strings as it
+    /// reads them instead of over the whole input first, so each byte is read once. Every
+    /// non-ASCII byte of an accepted document is inside a string, so acceptance is the
+    /// same; on rejection the caller must let an ill-formed sequence anywhere in the input
+    /// take precedence, as [`Parser::new`] would have ([`super::validate_keyed`] does).
+    /// Its events carry no text, so it hands out none.
+    pub(super) fn deferred_utf8(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        let max = limits.max_bytes.min(MAX_INPUT);
+        if input.len() > max {
+            return Err(Error::new(Reason::TooLarge, max));
+        }
+        if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            return Err(Error::new(Reason::ByteOrderMark, 0));
+        }
+        Ok(Parser::over(input, "", limits, 0))
     }
 
     /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5).
@@ -399,7 +425,10 @@ impl<'a> Parser<'a> {
         // §5: compare names after unescaping.
         let fresh = if s.escaped {
             self.scratch.clear();
-            s.unescape_into(&mut self.scratch);
+            // From the bytes, not `s.raw()`: a deferred-UTF-8 parser has no text, and the
+            // string scan has checked these bytes.
+            let raw = self.bytes.get(at + 1..self.pos - 1).unwrap_or_default();
+            unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
             self.names.insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
         } else {
             // The scan left `pos` just after the closing quote.
@@ -455,21 +484,29 @@ impl<'a> Parser<'a> {
                 return Err(Error::new(Reason::UnexpectedEnd(Expected::StringEnd), i));
             };
             match CLASS.get(usize::from(c)).copied().unwrap_or(PLAIN) {
-                PLAIN => i += 1,
                 QUOTE => break,
+                PLAIN => i += 1,
                 BACKSLASH => {
                     escaped = true;
                     i = self.escape(i)?;
                 }
                 // §3.2: control characters must be escaped.
                 CONTROL => return Err(Error::new(Reason::ControlCharacter, i)),
-                // §3.4: no noncharacters. The input is valid UTF-8, so a 0xEF lead starts
-                // three bytes and 0xF0–0xF4 four.
-                lead => {
-                    if seq_is_noncharacter(self.bytes.get(i..).unwrap_or_default()) {
-                        return Err(Error::new(Reason::Noncharacter, i));
+                // §1.1: a run of non-ASCII bytes is checked once, on its first byte.
+                // §3.4: no noncharacters. The run is well-formed UTF-8, so a 0xEF lead
+                // starts three bytes and 0xF0–0xF4 four.
+                high => {
+                    if i >= self.utf8_until {
+                        self.check_utf8_run(i)?;
                     }
-                    i += if lead == LEAD3 { 3 } else { 4 };
+                    i += match high {
+                        LEAD3 | LEAD4 if seq_is_noncharacter(self.bytes.get(i..).unwrap_or_default()) => {
+                            return Err(Error::new(Reason::Noncharacter, i));
+                        }
+                        LEAD3 => 3,
+                        LEAD4 => 4,
+                        _ => 1,
+                    };
                 }
             }
         }
@@ -480,6 +517,25 @@ impl<'a> Parser<'a> {
             end: i,
             escaped,
         })
+    }
+
+    /// Checks the run of non-ASCII bytes starting at `i` as UTF-8 (`spec/json.md` §1.1):
+    /// ASCII bytes never occur inside a multi-byte sequence, so a well-formed input splits
+    /// into well-formed runs. On failure the error is the one a whole-input check gives.
+    #[cold]
+    fn check_utf8_run(&mut self, i: usize) -> Result<(), Error> {
+        let rest = self.bytes.get(i..).unwrap_or_default();
+        let len = rest.iter().position(u8::is_ascii).unwrap_or(rest.len());
+        match core::str::from_utf8(rest.get(..len).unwrap_or_default()) {
+            Ok(_) => {
+                self.utf8_until = i + len;
+                Ok(())
+            }
+            Err(_) => {
+                let own = Error::new(Reason::InvalidUtf8(utf8::classify(rest)), i);
+                Err(utf8::validate(self.bytes).err().unwrap_or(own))
+            }
+        }
     }
 
     /// Checks the escape whose backslash is at `at`; returns the offset after it
@@ -521,6 +577,7 @@ const BACKSLASH: u8 = 2;
 const CONTROL: u8 = 3;
 const LEAD3: u8 = 4;
 const LEAD4: u8 = 5;
+const NON_ASCII: u8 = 6;
 
 /// Byte classes inside a string: everything except these is copied through unchanged.
 // Evaluated at compile time: an out-of-range index would fail the build, not panic.
@@ -534,6 +591,11 @@ static CLASS: [u8; 256] = {
     }
     t[b'"' as usize] = QUOTE;
     t[b'\\' as usize] = BACKSLASH;
+    let mut h = 0x80;
+    while h < 0x100 {
+        t[h] = NON_ASCII;
+        h += 1;
+    }
     t[0xEF] = LEAD3;
     let mut l = 0xF0;
     while l <= 0xF4 {
@@ -544,8 +606,8 @@ static CLASS: [u8; 256] = {
 };
 
 /// Returns the offset of the first byte at or after `i` that a string scan must look at:
-/// `"`, `\\`, a control character or any non-ASCII byte (whose class [`CLASS`] then
-/// decides). Eight bytes at a time while eight are left, then byte by byte.
+/// `"`, `\\`, a control character or any non-ASCII byte (each a class of its own in
+/// [`CLASS`]). Eight bytes at a time while eight are left, then byte by byte.
 #[inline]
 fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
@@ -566,7 +628,7 @@ fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
         i += 8;
     }
     while let Some(&c) = bytes.get(i) {
-        if CLASS.get(usize::from(c)).copied().unwrap_or(PLAIN) != PLAIN || c >= 0x80 {
+        if CLASS.get(usize::from(c)).copied().unwrap_or(PLAIN) != PLAIN {
             return i;
         }
         i += 1;
