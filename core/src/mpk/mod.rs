@@ -9,7 +9,8 @@
 //! - [`pipeline`]: `pipeline_sequence.json` (§3.4, §3.5).
 //! - [`contract`]: `mpk.json` / `*_mpk.json` (§3.7).
 //! - [`package`]: the entry-by-entry check and the whole-package rules (§3.1, §3.3).
-//! - [`read`]: [`MpkReader`], gzip → tar → check → [`crate::tar::EntrySink`] (§6.2).
+//! - [`read`]: [`MpkReader`], gzip → tar → check → [`crate::tar::EntrySink`] (§6.2), made
+//!   of [`MpkInflate`] (the compressed half) and [`MpkEntries`] (the tar half).
 
 pub mod classify;
 pub mod contract;
@@ -26,7 +27,7 @@ pub use error::{MpkError, MpkKind};
 pub use limits::MpkLimits;
 pub use package::{Decision, Package, PackageCheck, PackageFile};
 pub use pipeline::{Pipeline, Stage};
-pub use read::{Failure, MpkReader, check_tar_gz};
+pub use read::{Failure, MpkEntries, MpkInflate, MpkReader, check_tar_gz};
 pub use registry::Registry;
 
 /// Corpus format name (CONVENTIONS.md).

@@ -2,6 +2,11 @@
 //! core so that every caller (check, extraction, fuzzing) runs the same code. Accepted
 //! files go to an [`EntrySink`] at their destination path (`etc/`, `lib/` or `share/` and
 //! the name, §3.2).
+//!
+//! The pipeline has two halves that share no state: [`MpkInflate`] (the compressed size
+//! limit and gzip) turns the file's bytes into the tar stream, and [`MpkEntries`] (tar, the
+//! entry rules, the sink) consumes it. [`MpkReader`] joins them on one thread; a caller
+//! with threads may run the halves apart, handing the decoded chunks over in order.
 
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
@@ -14,16 +19,133 @@ use crate::tar::{Discard, EntrySink, Event, TarLimits, TarReader};
 /// Why feeding stopped: the package was rejected, or the sink failed.
 pub type Failure<E> = crate::tar::Failure<MpkError, E>;
 
-/// Push-style MPK reader: feed the `.tar.gz` bytes in pieces of any size; accepted
-/// files stream to the sink; memory is the inflate window, one tar header, one meta
-/// header and at most one JSON file (§6.2).
-pub struct MpkReader {
+/// The compressed half (§4.1, §6.2): counts the bytes of the `.tar.gz` against
+/// `max_archive_bytes` as they arrive and decodes them with the bounded gzip decoder
+/// (`max_expanded_bytes`, `spec/inflate.md` §5). Memory is the inflate window.
+#[derive(Debug)]
+pub struct MpkInflate {
     gz: GzipDecoder,
+    max_archive_bytes: u64,
+    fed: u64,
+}
+
+impl MpkInflate {
+    /// A decoder under `limits`.
+    pub fn new(limits: &MpkLimits) -> Self {
+        MpkInflate {
+            gz: GzipDecoder::new(limits.max_expanded_bytes),
+            max_archive_bytes: limits.max_archive_bytes,
+            fed: 0,
+        }
+    }
+
+    /// Consumes the next piece of the compressed file, handing every decoded chunk (at
+    /// most 64 KiB, in order) to `out`. Output decoded before a gzip error reaches `out`
+    /// before the error is returned (`spec/inflate.md` §2.8), so the tar half sees the
+    /// same bytes however the file was split. An error from `out` stops decoding and is
+    /// returned as it is.
+    pub fn feed<E, F>(&mut self, input: &[u8], mut out: F) -> Result<(), Failure<E>>
+    where
+        F: FnMut(&[u8]) -> Result<(), Failure<E>>,
+    {
+        self.fed = self.fed.saturating_add(u64::try_from(input.len()).unwrap_or(u64::MAX));
+        if self.fed > self.max_archive_bytes {
+            // §4.1: the compressed size limit, checked as bytes arrive.
+            let at = Location::at(self.max_archive_bytes);
+            return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());
+        }
+        let mut pos = 0usize;
+        loop {
+            let rest = input.get(pos..).unwrap_or_default();
+            let (used, step) = self.gz.step(rest).map_err(|e| MpkError::from_gzip(&e))?;
+            pos += used;
+            match step {
+                GzStep::NeedInput => return Ok(()),
+                GzStep::Output(chunk) => out(chunk)?,
+            }
+        }
+    }
+
+    /// Declares the end of the file: it must end after a whole gzip member or its zero
+    /// padding (`spec/inflate.md` §5.8 to §5.10).
+    pub fn finish(&mut self) -> Result<(), MpkError> {
+        self.gz.finish().map(|_| ()).map_err(|e| MpkError::from_gzip(&e))
+    }
+
+    /// Compressed bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.gz.offset()
+    }
+}
+
+/// The decoded half (§3, §6.2): the tar stream, given in pieces of any size and in order,
+/// through the tar reader (§1) and the entry rules (§3.1) into an [`EntrySink`]. Memory is
+/// one tar header, one meta header and at most one JSON file.
+pub struct MpkEntries {
     tar: TarReader,
     check: PackageCheck,
-    limits: MpkLimits,
-    fed: u64,
     extracting: bool,
+}
+
+impl MpkEntries {
+    /// The tar half under `limits` and `registry`; `hash_key` keys the duplicate tables.
+    pub fn new(limits: MpkLimits, registry: Registry, hash_key: [u64; 2]) -> Self {
+        MpkEntries {
+            tar: TarReader::new(TarLimits::DEFAULT),
+            check: PackageCheck::new(limits, registry, hash_key),
+            extracting: false,
+        }
+    }
+
+    /// Consumes the next piece of the decoded tar stream; accepted files' bytes go to
+    /// `sink` (§6.2).
+    pub fn feed<S: EntrySink>(&mut self, chunk: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
+        let mut pos = 0usize;
+        loop {
+            let rest = chunk.get(pos..).unwrap_or_default();
+            let (used, event) = self.tar.step(rest).map_err(|e| MpkError::from_tar(&e))?;
+            pos += used;
+            match event {
+                Event::NeedInput => return Ok(()),
+                Event::Entry(e) => {
+                    if let Decision::Extract { dest, .. } = self.check.entry(&e)? {
+                        sink.begin(&dest, e.size).map_err(Failure::Sink)?;
+                        self.extracting = true;
+                    }
+                }
+                Event::Data(d) => {
+                    self.check.data(d)?;
+                    if self.extracting {
+                        sink.data(d).map_err(Failure::Sink)?;
+                    }
+                }
+                Event::EntryEnd => {
+                    self.check.entry_end()?;
+                    if self.extracting {
+                        self.extracting = false;
+                        sink.end().map_err(Failure::Sink)?;
+                    }
+                }
+                Event::End => {}
+            }
+        }
+    }
+
+    /// Declares the end of the tar stream (after [`MpkInflate::finish`] passed) and runs
+    /// the whole-package rules (§3.3 to §3.7).
+    pub fn finish(mut self) -> Result<Package, MpkError> {
+        self.tar.finish().map_err(|e| MpkError::from_tar(&e))?;
+        self.check.finish()
+    }
+}
+
+/// Push-style MPK reader: feed the `.tar.gz` bytes in pieces of any size; accepted
+/// files stream to the sink; memory is the inflate window, one tar header, one meta
+/// header and at most one JSON file (§6.2). [`MpkInflate`] and [`MpkEntries`] on one
+/// thread.
+pub struct MpkReader {
+    inflate: MpkInflate,
+    entries: MpkEntries,
     failed: Option<MpkError>,
 }
 
@@ -31,12 +153,8 @@ impl MpkReader {
     /// A reader under `limits` and `registry`; `hash_key` keys the duplicate tables.
     pub fn new(limits: MpkLimits, registry: Registry, hash_key: [u64; 2]) -> Self {
         MpkReader {
-            gz: GzipDecoder::new(limits.max_expanded_bytes),
-            tar: TarReader::new(TarLimits::DEFAULT),
-            check: PackageCheck::new(limits, registry, hash_key),
-            limits,
-            fed: 0,
-            extracting: false,
+            inflate: MpkInflate::new(&limits),
+            entries: MpkEntries::new(limits, registry, hash_key),
             failed: None,
         }
     }
@@ -46,7 +164,8 @@ impl MpkReader {
         if let Some(e) = &self.failed {
             return Err(Failure::Rejected(e.clone()));
         }
-        let r = self.feed_inner(input, sink);
+        let MpkReader { inflate, entries, .. } = self;
+        let r = inflate.feed(input, |chunk| entries.feed(chunk, sink));
         match &r {
             Err(Failure::Rejected(e)) => self.failed = Some(e.clone()),
             // The stream position is lost once the sink failed: later calls refuse.
@@ -54,7 +173,7 @@ impl MpkReader {
                 self.failed = Some(MpkError::new(
                     MpkKind::InvalidArchive,
                     "reading stopped after the output failed",
-                    Location::at(self.gz.offset()),
+                    Location::at(self.inflate.offset()),
                 ));
             }
             Ok(()) => {}
@@ -62,78 +181,13 @@ impl MpkReader {
         r
     }
 
-    fn feed_inner<S: EntrySink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
-        self.fed = self.fed.saturating_add(u64::try_from(input.len()).unwrap_or(u64::MAX));
-        if self.fed > self.limits.max_archive_bytes {
-            // §4.1: the compressed size limit, checked as bytes arrive.
-            let at = Location::at(self.limits.max_archive_bytes);
-            return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());
-        }
-        let MpkReader {
-            gz,
-            tar,
-            check,
-            extracting,
-            ..
-        } = self;
-        let mut pos = 0usize;
-        loop {
-            let rest = input.get(pos..).unwrap_or_default();
-            let (used, step) = gz.step(rest).map_err(|e| MpkError::from_gzip(&e))?;
-            pos += used;
-            match step {
-                GzStep::NeedInput => return Ok(()),
-                GzStep::Output(chunk) => tar_chunk(tar, check, extracting, chunk, sink)?,
-            }
-        }
-    }
-
     /// Declares the end of the file and runs the whole-package rules (§3.3 to §3.7).
     pub fn finish(mut self) -> Result<Package, MpkError> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        self.gz.finish().map_err(|e| MpkError::from_gzip(&e))?;
-        self.tar.finish().map_err(|e| MpkError::from_tar(&e))?;
-        self.check.finish()
-    }
-}
-
-fn tar_chunk<S: EntrySink>(
-    tar: &mut TarReader,
-    check: &mut PackageCheck,
-    extracting: &mut bool,
-    chunk: &[u8],
-    sink: &mut S,
-) -> Result<(), Failure<S::Error>> {
-    let mut pos = 0usize;
-    loop {
-        let rest = chunk.get(pos..).unwrap_or_default();
-        let (used, event) = tar.step(rest).map_err(|e| MpkError::from_tar(&e))?;
-        pos += used;
-        match event {
-            Event::NeedInput => return Ok(()),
-            Event::Entry(e) => {
-                if let Decision::Extract { dest, .. } = check.entry(&e)? {
-                    sink.begin(&dest, e.size).map_err(Failure::Sink)?;
-                    *extracting = true;
-                }
-            }
-            Event::Data(d) => {
-                check.data(d)?;
-                if *extracting {
-                    sink.data(d).map_err(Failure::Sink)?;
-                }
-            }
-            Event::EntryEnd => {
-                check.entry_end()?;
-                if *extracting {
-                    *extracting = false;
-                    sink.end().map_err(Failure::Sink)?;
-                }
-            }
-            Event::End => {}
-        }
+        self.inflate.finish()?;
+        self.entries.finish()
     }
 }
 
