@@ -1,10 +1,12 @@
 //! The one [`EntrySink`] that writes an archive's accepted files to disk, under a private
 //! root: MPK extraction (`spec/mpk.md` §6.3) and mvb import and check (`spec/mvb.md` §6.2).
 
+use crate::syncer::{FLUSH_STEP, Syncer};
 use modelgate_core::tar::EntrySink;
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// Creates `path` exclusively (an existing name, a symbolic link included, is an error),
 /// mode 0644 on Unix.
@@ -22,12 +24,25 @@ pub fn create_file(path: &Path) -> io::Result<File> {
 /// Writes each file at its path under `root`: the path must be relative with only plain
 /// components (checked again here, whatever the validator did), parent folders are made
 /// one at a time without following a symbolic link, and files are created exclusively and
-/// synced when complete (unless the sink is [`DirSink::unsynced`]).
+/// synced when complete (unless the sink is [`DirSink::unsynced`]; on a thread of their own
+/// with [`DirSink::synced_in_background`]).
 pub struct DirSink {
     root: PathBuf,
     folder_mode: u32,
-    sync: bool,
-    file: Option<File>,
+    sync: SyncMode,
+    file: Option<Arc<File>>,
+    /// Bytes written to `file` since its data was last flushed (background mode).
+    unflushed: u64,
+}
+
+/// When the files' data reaches the disk.
+enum SyncMode {
+    /// Never: the folder is checked and removed.
+    Never,
+    /// Each file is fsync'ed by [`EntrySink::end`].
+    OnEnd,
+    /// By a [`Syncer`]; [`DirSink::finish`] waits for it.
+    Background(Syncer),
 }
 
 impl DirSink {
@@ -37,16 +52,36 @@ impl DirSink {
         DirSink {
             root: root.to_path_buf(),
             folder_mode,
-            sync: true,
+            sync: SyncMode::OnEnd,
             file: None,
+            unflushed: 0,
         }
     }
 
     /// The same sink without syncing each file: for a folder that is checked and then
     /// removed, never published, where durability buys nothing.
     pub fn unsynced(mut self) -> Self {
-        self.sync = false;
+        self.sync = SyncMode::Never;
         self
+    }
+
+    /// The same sink with the syncing done by a thread of its own (`spec/mpk.md` §6.3): a
+    /// large file's data is flushed as it is written, each complete file is fsync'ed and
+    /// closed there, and [`DirSink::finish`] waits for all of it. Until `finish` returned
+    /// `Ok`, nothing written is known to be durable.
+    pub fn synced_in_background(mut self) -> io::Result<Self> {
+        self.sync = SyncMode::Background(Syncer::start()?);
+        Ok(self)
+    }
+
+    /// Completes the sink: every file written is durable when this returns `Ok` (the
+    /// background syncs finished; in the other modes there is nothing left to wait for).
+    /// Dropping the sink instead abandons the syncs not yet done.
+    pub fn finish(mut self) -> io::Result<()> {
+        match std::mem::replace(&mut self.sync, SyncMode::Never) {
+            SyncMode::Background(syncer) => syncer.finish(),
+            SyncMode::Never | SyncMode::OnEnd => Ok(()),
+        }
     }
 
     fn folder(&self) -> DirBuilder {
@@ -92,24 +127,34 @@ impl EntrySink for DirSink {
 
     fn begin(&mut self, path: &str, _: u64) -> io::Result<()> {
         let target = self.target(path)?;
-        self.file = Some(create_file(&target)?);
+        self.file = Some(Arc::new(create_file(&target)?));
+        self.unflushed = 0;
         Ok(())
     }
 
     fn data(&mut self, chunk: &[u8]) -> io::Result<()> {
-        match self.file.as_mut() {
-            Some(f) => f.write_all(chunk),
-            None => Ok(()),
+        let Some(f) = self.file.as_ref() else {
+            return Ok(());
+        };
+        (&**f).write_all(chunk)?;
+        if let SyncMode::Background(syncer) = &self.sync {
+            self.unflushed = self.unflushed.saturating_add(chunk.len() as u64);
+            if self.unflushed >= FLUSH_STEP && syncer.flush(f) {
+                self.unflushed = 0;
+            }
         }
+        Ok(())
     }
 
     fn end(&mut self) -> io::Result<()> {
-        if let Some(f) = self.file.take()
-            && self.sync
-        {
-            f.sync_all()?;
+        let Some(f) = self.file.take() else {
+            return Ok(());
+        };
+        match &self.sync {
+            SyncMode::Never => Ok(()),
+            SyncMode::OnEnd => f.sync_all(),
+            SyncMode::Background(syncer) => syncer.close(f),
         }
-        Ok(())
     }
 }
 

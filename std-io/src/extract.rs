@@ -6,13 +6,15 @@
 use crate::Progress;
 use crate::dirsink::DirSink;
 use crate::failure::FileError;
+use crate::handoff;
 use crate::temp::{self, TempDir};
 use modelgate_core::Location;
-use modelgate_core::mpk::{MpkError, MpkKind, MpkLimits, MpkReader, Package, Registry, check_extension};
+use modelgate_core::mpk::{MpkEntries, MpkError, MpkInflate, MpkKind, MpkLimits, Package, Registry, check_extension};
 use modelgate_core::tar::{Discard, EntrySink, Failure};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
+use std::thread;
 
 /// Bytes read from the package per step (§6.2): memory stays a few chunks.
 pub const CHUNK: usize = 64 * 1024;
@@ -48,10 +50,23 @@ fn open_package(package: &Path, limits: &MpkLimits) -> Result<(File, u64), Extra
     Ok((file, meta.len()))
 }
 
+/// Decoded tar bytes handed from the inflating thread to the tar thread at a time (§6.2).
+pub const HANDOFF_BUFFER: usize = 128 * 1024;
+
+/// How many [`HANDOFF_BUFFER`]s exist (§6.2): 512 KiB of decoded bytes in flight at most.
+pub const HANDOFF_BUFFERS: usize = 4;
+
+/// How the inflating thread ended: the whole file decoded, or why it stopped.
+type Decoded = Result<(), ExtractError>;
+
 /// Streams the package (`len` bytes) through the reader into `sink`, chunk by chunk
-/// (§6.2), reporting the compressed bytes read to `progress`.
+/// (§6.2), reporting the compressed bytes read to `progress`. The compressed half
+/// ([`MpkInflate`]) runs on a second thread and hands the decoded tar stream over in order
+/// ([`handoff`]); the tar half ([`MpkEntries`]) and the sink run on this one. Every byte
+/// decoded before a failure of the first half is consumed before that failure is
+/// reported, so the outcome is the one-thread [`modelgate_core::mpk::MpkReader`]'s.
 fn run<S: EntrySink>(
-    (mut file, len): (File, u64),
+    (file, len): (File, u64),
     limits: MpkLimits,
     sink: &mut S,
     progress: Progress<'_>,
@@ -59,23 +74,79 @@ fn run<S: EntrySink>(
 where
     ExtractError: From<S::Error>,
 {
-    let mut reader = MpkReader::new(limits, Registry::DEFAULT, crate::hash_key());
+    let (producer, consumer) = handoff::channel(HANDOFF_BUFFERS, HANDOFF_BUFFER);
+    thread::scope(|scope| {
+        let inflating = thread::Builder::new()
+            .name("modelgate-inflate".into())
+            .spawn_scoped(scope, move || inflate(file, &limits, producer))?;
+        let result = entries(&consumer, limits, sink, progress, len);
+        // Unblocks the inflating thread if this side stopped first.
+        drop(consumer);
+        match inflating.join() {
+            Ok(()) => result,
+            Err(_) => Err(io::Error::other("the inflating thread stopped").into()),
+        }
+    })
+}
+
+/// The inflating thread: reads the file in [`CHUNK`]s and decodes it into `out`, then ends
+/// the stream with the outcome. Returns early, silently, when the other side went away.
+fn inflate(mut file: File, limits: &MpkLimits, mut out: handoff::Producer<Decoded>) {
+    let mut inflate = MpkInflate::new(limits);
     let mut buf = vec![0u8; CHUNK];
     let mut done = 0u64;
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        match reader.feed(buf.get(..n).unwrap_or_default(), sink) {
-            Ok(()) => {}
-            Err(Failure::Rejected(e)) => return Err(e.into()),
-            Err(Failure::Sink(e)) => return Err(e.into()),
-        }
+    let outcome = loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break inflate.finish().map_err(ExtractError::from),
+            Ok(n) => n,
+            Err(e) => break Err(e.into()),
+        };
         done = done.saturating_add(n as u64);
-        progress(done, len.max(done));
+        let input = buf.get(..n).unwrap_or_default();
+        match inflate.feed(input, |chunk| out.write(chunk).map_err(Failure::Sink)) {
+            Ok(()) => {}
+            Err(Failure::Rejected(e)) => break Err(e.into()),
+            Err(Failure::Sink(handoff::Closed)) => return,
+        }
+        if out.progress(done).is_err() {
+            return;
+        }
+    };
+    // The other side may be gone already; then nobody needs the outcome.
+    let _ = out.end(outcome);
+}
+
+/// The tar thread: feeds the decoded stream to the tar half and `sink`, in order, until the
+/// inflating thread's outcome; then the whole-package rules.
+fn entries<S: EntrySink>(
+    from: &handoff::Consumer<Decoded>,
+    limits: MpkLimits,
+    sink: &mut S,
+    progress: Progress<'_>,
+    len: u64,
+) -> Result<Package, ExtractError>
+where
+    ExtractError: From<S::Error>,
+{
+    let mut entries = MpkEntries::new(limits, Registry::DEFAULT, crate::hash_key());
+    loop {
+        match from.next() {
+            Some(handoff::Item::Data(chunk)) => {
+                match entries.feed(&chunk, sink) {
+                    Ok(()) => {}
+                    Err(Failure::Rejected(e)) => return Err(e.into()),
+                    Err(Failure::Sink(e)) => return Err(e.into()),
+                }
+                from.recycle(chunk);
+            }
+            Some(handoff::Item::Progress(done)) => progress(done, len.max(done)),
+            Some(handoff::Item::End(outcome)) => {
+                outcome?;
+                return Ok(entries.finish()?);
+            }
+            None => return Err(io::Error::other("the inflating thread stopped").into()),
+        }
     }
-    Ok(reader.finish()?)
 }
 
 /// Validates the package without writing anything (`modelgate check`, §7), reporting the
@@ -98,9 +169,11 @@ pub fn extract(
     refuse_existing(dest)?;
     let root = temp_root(dest)?;
     // §6.3: folders stay private (0700) until the root is renamed into place.
-    let mut sink = DirSink::new(root.path(), 0o700);
+    // §6.3: each file is fsync'ed on a thread of its own while the next bytes are written.
+    let mut sink = DirSink::new(root.path(), 0o700).synced_in_background()?;
     let package = run(file, limits, &mut sink, progress)?;
-    drop(sink);
+    // §6.4: every file is durable before the root is published.
+    sink.finish()?;
     publish(root, dest)?;
     Ok(package)
 }

@@ -6,7 +6,9 @@
 //!   `modelgate check` runs it, and the format registry.
 //! - [`dirsink`]: the one sink that writes an archive's accepted files under a private root
 //!   (MPK extraction, mvb import and check).
-//! - [`extract`]: safe MPK extraction into a private temporary root, renamed into place.
+//! - [`extract`]: safe MPK extraction into a private temporary root, renamed into place;
+//!   inflate runs on a second thread and hands the tar stream over through `handoff`, and
+//!   files are fsync'ed on a third (`syncer`).
 //! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
 //!   against the outcome its name states.
 //! - [`mvb`]: mvb bundles: deterministic export, fail-closed import into a vault, verify.
@@ -26,6 +28,7 @@ pub mod corpus;
 pub mod dirsink;
 pub mod extract;
 pub mod failure;
+mod handoff;
 #[allow(unsafe_code)]
 pub mod mmap;
 pub mod mvb;
@@ -33,6 +36,7 @@ pub mod onemodel;
 pub mod publish;
 pub mod read;
 pub mod source;
+mod syncer;
 pub mod temp;
 
 use std::hash::{BuildHasher, RandomState};

@@ -1,0 +1,167 @@
+//! A bounded, ordered hand-off of decoded bytes from one thread to another (`spec/mpk.md`
+//! §6.2): the decoding thread appends bytes to a buffer from a fixed pool and hands full
+//! buffers over; the consuming thread processes them in order and gives them back. Memory
+//! is the pool, whatever the stream's length, and the decoding thread waits when every
+//! buffer is in use. The stream ends with one final value (the decoder's outcome).
+
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+/// What the consuming side receives, in the order the decoding side produced it.
+pub enum Item<T> {
+    /// Decoded bytes (never empty).
+    Data(Vec<u8>),
+    /// A progress value of the decoding side (input consumed so far).
+    Progress(u64),
+    /// The end of the stream: nothing follows.
+    End(T),
+}
+
+/// Items that may wait in the queue: every buffer of the pool and some progress values.
+fn queue_len(buffers: usize) -> usize {
+    buffers.saturating_add(64)
+}
+
+/// The consuming side went away (it stopped early): the decoding side should stop too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closed;
+
+/// The decoding side.
+pub struct Producer<T> {
+    data: SyncSender<Item<T>>,
+    free: Receiver<Vec<u8>>,
+    buf: Option<Vec<u8>>,
+    size: usize,
+}
+
+/// The consuming side.
+pub struct Consumer<T> {
+    data: Receiver<Item<T>>,
+    free: SyncSender<Vec<u8>>,
+}
+
+/// A hand-off with a pool of `buffers` buffers of `size` bytes each.
+pub fn channel<T>(buffers: usize, size: usize) -> (Producer<T>, Consumer<T>) {
+    let buffers = buffers.max(1);
+    let (data_tx, data_rx) = sync_channel(queue_len(buffers));
+    let (free_tx, free_rx) = sync_channel(buffers);
+    for _ in 0..buffers {
+        // Cannot fail: the channel holds `buffers` items and its receiver is alive.
+        let _ = free_tx.try_send(Vec::with_capacity(size));
+    }
+    let producer = Producer {
+        data: data_tx,
+        free: free_rx,
+        buf: None,
+        size: size.max(1),
+    };
+    (
+        producer,
+        Consumer {
+            data: data_rx,
+            free: free_tx,
+        },
+    )
+}
+
+impl<T> Producer<T> {
+    /// Hands over a progress value; it arrives after every byte written before it that
+    /// was handed over already (bytes still buffered follow it).
+    pub fn progress(&mut self, value: u64) -> Result<(), Closed> {
+        self.data.send(Item::Progress(value)).map_err(|_| Closed)
+    }
+
+    /// Appends `bytes`, handing each buffer over as it fills; waits for a free buffer
+    /// when all are in use.
+    pub fn write(&mut self, mut bytes: &[u8]) -> Result<(), Closed> {
+        while !bytes.is_empty() {
+            let buf = match self.buf.as_mut() {
+                Some(buf) => buf,
+                None => self.buf.insert(self.free.recv().map_err(|_| Closed)?),
+            };
+            let take = self.size.saturating_sub(buf.len()).min(bytes.len());
+            let (now, later) = bytes.split_at(take);
+            buf.extend_from_slice(now);
+            bytes = later;
+            if buf.len() >= self.size {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands over the bytes buffered so far, if any.
+    pub fn flush(&mut self) -> Result<(), Closed> {
+        match self.buf.take() {
+            Some(buf) if !buf.is_empty() => self.data.send(Item::Data(buf)).map_err(|_| Closed),
+            Some(buf) => {
+                self.buf = Some(buf);
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Hands over the bytes buffered so far, then `outcome`, which ends the stream.
+    pub fn end(mut self, outcome: T) -> Result<(), Closed> {
+        self.flush()?;
+        self.data.send(Item::End(outcome)).map_err(|_| Closed)
+    }
+}
+
+impl<T> Consumer<T> {
+    /// The next item, waiting for it; `None` when the decoding side went away without
+    /// ending the stream.
+    pub fn next(&self) -> Option<Item<T>> {
+        self.data.recv().ok()
+    }
+
+    /// Gives a buffer of [`Item::Data`] back to the pool.
+    pub fn recycle(&self, mut buf: Vec<u8>) {
+        buf.clear();
+        // Fails only when the decoding side is gone, and then nobody needs the buffer.
+        let _ = self.free.try_send(buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_arrive_in_order_in_full_buffers_then_the_end() {
+        let (mut p, c) = channel::<&str>(2, 4);
+        let writer = std::thread::spawn(move || {
+            for (i, piece) in [&b"abc"[..], b"defgh", b"", b"ij"].into_iter().enumerate() {
+                p.write(piece).unwrap();
+                p.progress(i as u64).unwrap();
+            }
+            p.end("done").unwrap();
+        });
+        let mut got = Vec::new();
+        let mut items = Vec::new();
+        let end = loop {
+            match c.next().unwrap() {
+                Item::Data(buf) => {
+                    items.push(format!("{}", buf.len()));
+                    got.extend_from_slice(&buf);
+                    c.recycle(buf);
+                }
+                Item::Progress(v) => items.push(format!("p{v}")),
+                Item::End(v) => break v,
+            }
+        };
+        writer.join().unwrap();
+        assert_eq!(got, b"abcdefghij");
+        assert_eq!(items, ["p0", "4", "4", "p1", "p2", "p3", "2"]);
+        assert_eq!(end, "done");
+    }
+
+    #[test]
+    fn the_pool_bounds_what_is_in_flight_and_a_gone_consumer_stops_the_producer() {
+        let (mut p, c) = channel::<()>(2, 1);
+        // Two buffers fill without a consumer; the third write would wait, so drop first.
+        p.write(b"ab").unwrap();
+        drop(c);
+        assert_eq!(p.write(b"c"), Err(Closed));
+    }
+}
