@@ -106,7 +106,7 @@ def main():
 
     if "mlbundle_deflated" in files:
         data = open(files["mlbundle_deflated"], "rb").read()
-        mg = ours.get(("mlbundle read, deflated", "modelgate read_container"))
+        mg = ours.get(("mlbundle read, deflated", "modelgate read_container, 2 threads"))
         s = median([zip_read(data) for _ in range(args.reps)])
         rows.append(("mlbundle read, deflated", "Python zipfile.read", s, mg and mg["bytes"], "heap", mg, 2.0))
 

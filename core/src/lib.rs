@@ -11,6 +11,8 @@
 //!   same chunk, and the deterministic deflate writer (`spec/inflate.md`).
 //! - [`gzip`]: RFC 1952 member parsing over the inflater (`spec/inflate.md` §gzip).
 //! - [`digest`]: CRC-32 and SHA-256 updated together over one chunk.
+//! - [`join`]: [`join::Join`], two independent halves of work run by the caller's choice
+//!   of thread (the core's own [`join::Serial`] runs them one after the other).
 //! - [`tar`]: the one tar reader (ustar, GNU, PAX; one size, path and link per entry) and
 //!   the deterministic tar writer (`spec/mpk.md` §1).
 //! - [`archive_path`]: archive entry path validation, normalisation and duplicate
@@ -35,6 +37,7 @@ pub mod archive_path;
 pub mod digest;
 pub mod gzip;
 pub mod inflate;
+pub mod join;
 pub mod json;
 pub mod location;
 pub mod mlbundle;

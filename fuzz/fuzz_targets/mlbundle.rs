@@ -1,6 +1,7 @@
 //! `read_container` (`spec/mlbundle.md` §2–§8): never panics; an accepted bundle's members
 //! match their integrity records; inspection agrees with reading; lowering a limit never
-//! turns a rejection into acceptance.
+//! turns a rejection into acceptance; `read_container_with` a join that runs the second
+//! group of member work first reports exactly the same (§12.0).
 //!
 //! Allocation (counting allocator, `fuzz/common/counting_alloc.rs`): the declared-size
 //! checks of §3.3–§3.4 come before any member buffer is reserved, so what `read_container`
@@ -15,8 +16,11 @@ mod counting_alloc;
 use counting_alloc::{Counting, measure};
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::digest::sha256;
+use modelgate_core::join::Join;
 use modelgate_core::mlbundle::names::NAMES;
-use modelgate_core::mlbundle::{ArchiveLimits, Limit, MemberName, inspect, read_container};
+use modelgate_core::mlbundle::{
+    ArchiveLimits, Container, Error, Limit, MemberName, inspect, read_container, read_container_with,
+};
 use modelgate_core::zip::Archive;
 
 #[global_allocator]
@@ -68,6 +72,33 @@ fn heap_bound(data: &[u8], limits: &ArchiveLimits) -> (u64, u64) {
     (largest, total)
 }
 
+/// A join that runs the second half first, so that its failures are recorded before the
+/// first half starts: the order a second thread may take.
+struct Reversed;
+
+impl Join for Reversed {
+    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+        let second = b();
+        (a(), second)
+    }
+}
+
+/// Asserts that two reads of the same input gave the same outcome.
+fn assert_same(a: &Result<Container, Error>, b: &Result<Container, Error>) {
+    match (a, b) {
+        (Err(x), Err(y)) => assert_eq!(x, y),
+        (Ok(x), Ok(y)) => {
+            assert_eq!((&x.members, &x.listing), (&y.members, &y.listing));
+            assert_eq!((&x.schema, &x.samples), (&y.schema, &y.samples));
+        }
+        _ => panic!(
+            "one read accepted, the other rejected: {:?} / {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let limits = ArchiveLimits::DEFAULT;
     let (read, heap) = measure(|| read_container(data, &limits));
@@ -76,6 +107,7 @@ fuzz_target!(|data: &[u8]| {
         heap.largest as u64 <= largest && heap.peak as u64 <= peak,
         "heap {heap:?} over the bound (largest {largest}, peak {peak})"
     );
+    assert_same(&read, &read_container_with(data, &limits, &Reversed));
     let view = inspect(data, &limits);
     assert_eq!(read.is_ok(), view.is_ok());
     let lowered = limits.with(Limit::Ratio, 50).unwrap();

@@ -15,6 +15,8 @@
 //! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (the only `unsafe` code).
 //! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
 //! - [`publish`]: atomic publication of output files.
+//! - [`threads`]: [`threads::Threads`], the core's `Join` on two threads (the mlbundle
+//!   reader's member work).
 //! - [`temp`]: exclusively created temporary files and folders beside a destination.
 //! - [`onemodel`]: OneModel/ONNX loading, external data, conversions.
 //! - [`failure`]: [`failure::FileError`], why an operation that reads an archive and writes
@@ -38,6 +40,7 @@ pub mod read;
 pub mod source;
 mod syncer;
 pub mod temp;
+pub mod threads;
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;

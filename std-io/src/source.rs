@@ -7,6 +7,7 @@
 //! - a stream is read from its current position in chunks of at most 64 KiB, at most one
 //!   byte beyond the limit, and is never closed (the caller keeps ownership).
 
+use crate::threads::Threads;
 use modelgate_core::mlbundle::{self, ArchiveLimits, Container, Limit, MetadataView};
 use modelgate_core::{Location, Rejection};
 use std::borrow::Cow;
@@ -138,16 +139,24 @@ fn load_bundle<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Cow<'a,
 }
 
 /// `read_container(source, limits)` (seed 000 "Container functions"): the bounded source,
-/// then the full validation of `modelgate_core::mlbundle::read_container`.
+/// then the full validation of `modelgate_core::mlbundle::read_container_with` on two
+/// threads when both halves of the member work are worth one ([`Threads::DEFAULT`],
+/// `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input.
 pub fn read_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<Container, ReadError> {
     let bytes = load_bundle(source, limits)?;
-    mlbundle::read_container(&bytes, limits).map_err(ReadError::Rejected)
+    read_loaded(&bytes, limits)
 }
 
-/// `inspect(source, limits)`: the bounded source, then `modelgate_core::mlbundle::inspect`.
+/// The validation of [`read_container`] over loaded bytes.
+fn read_loaded(bytes: &[u8], limits: &ArchiveLimits) -> Result<Container, ReadError> {
+    mlbundle::read_container_with(bytes, limits, &Threads::DEFAULT).map_err(ReadError::Rejected)
+}
+
+/// `inspect(source, limits)`: the bounded source, then the validation of
+/// [`read_container`] and the metadata view of `modelgate_core::mlbundle::inspect`.
 pub fn inspect(source: Source<'_>, limits: &ArchiveLimits) -> Result<MetadataView, ReadError> {
     let bytes = load_bundle(source, limits)?;
-    mlbundle::inspect(&bytes, limits).map_err(ReadError::Rejected)
+    read_loaded(&bytes, limits).map(MetadataView::from)
 }
 
 #[cfg(test)]

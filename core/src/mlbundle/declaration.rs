@@ -23,6 +23,15 @@ pub fn validate_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -
     json::validate(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
 }
 
+/// The §8.1 check of JSON member `name`: `structure.json` is validated ([`validate_member`],
+/// `Ok(None)`), `schema.json` and `samples.json` are decoded ([`parse_member`], `Ok(Some)`).
+pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Option<Value>, Error> {
+    match name {
+        MemberName::Structure => validate_member(name, bytes, limits).map(|()| None),
+        _ => parse_member(name, bytes, limits).map(Some),
+    }
+}
+
 fn member_error(name: MemberName, e: &json::Error) -> Error {
     let kind = match e.kind() {
         json::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,

@@ -4,7 +4,7 @@ use super::error::Error;
 use super::limits::ArchiveLimits;
 use super::manifest::{Manifest, Recipe};
 use super::names::MemberName;
-use super::read::{Listing, read_container};
+use super::read::{Container, Listing, read_container};
 use crate::digest::hex;
 use crate::json::{Value, Writer};
 use alloc::string::String;
@@ -28,13 +28,19 @@ pub struct MetadataView {
 /// member hashes, JSON syntax and the declaration contract) and returns its metadata view.
 /// No model is loaded.
 pub fn inspect(data: &[u8], limits: &ArchiveLimits) -> Result<MetadataView, Error> {
-    let c = read_container(data, limits)?;
-    Ok(MetadataView {
-        manifest: c.manifest,
-        members: c.listing,
-        schema: c.schema,
-        samples: c.samples,
-    })
+    read_container(data, limits).map(MetadataView::from)
+}
+
+/// The view of a container [`read_container`] (or `read_container_with`) accepted (§12.1).
+impl From<Container> for MetadataView {
+    fn from(c: Container) -> Self {
+        MetadataView {
+            manifest: c.manifest,
+            members: c.listing,
+            schema: c.schema,
+            samples: c.samples,
+        }
+    }
 }
 
 /// The statement inspection makes about model members it cannot attest (§8.4).

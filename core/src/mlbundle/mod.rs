@@ -9,7 +9,9 @@
 //! - [`version`]: strict version strings and the re-export hint (§5.4, §5.7).
 //! - [`integrity`]: recipe agreement (§6.2) and integrity records (§7).
 //! - [`declaration`]: JSON members and the schema/samples contract (§8).
-//! - [`read`]: [`read_container`] (§2–§8).
+//! - [`members`]: the member reads and JSON checks in two groups for a [`crate::join::Join`]
+//!   (§4, §8.1, §12.0).
+//! - [`read`]: [`read_container`] and [`read_container_with`] (§2–§8).
 //! - [`inspect`](mod@inspect): [`inspect()`] and [`MetadataView`] (§12).
 //! - [`write`]: [`write_container`] (§10).
 //! - [`load`]: [`load_container`], the validating load that parses `model.onnx` (§12.2).
@@ -24,6 +26,7 @@ pub mod integrity;
 pub mod limits;
 pub mod load;
 pub mod manifest;
+pub mod members;
 pub mod names;
 pub mod read;
 pub mod version;
@@ -35,6 +38,6 @@ pub use limits::{ArchiveLimits, Limit, LimitConfigError};
 pub use load::{Loaded, load_container};
 pub use manifest::{IntegrityRecord, Manifest, Recipe};
 pub use names::MemberName;
-pub use read::{Container, Listing, read_container};
+pub use read::{Container, Listing, read_container, read_container_with};
 pub use version::READER_VERSION;
 pub use write::write_container;

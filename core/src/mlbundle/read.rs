@@ -1,17 +1,21 @@
 //! `read_container`: the full container validation (`spec/mlbundle.md` §2–§8), in the order
-//! structure, limits, admission, manifest, agreement, members, integrity, JSON members.
+//! structure, limits, admission, manifest, agreement, members, integrity, JSON members
+//! (§12.0). `read_container_with` runs the member work through a [`Join`] (`members.rs`)
+//! and reports in the same order.
 
 use super::admission::{Models, admit};
 use super::budget::check_budget;
-use super::declaration::{check_samples, check_schema, parse_member, validate_member};
+use super::declaration::{check_member, check_samples, check_schema};
 use super::error::{Error, ErrorKind};
 use super::integrity::{check_agreement, check_integrity};
 use super::limits::{ArchiveLimits, Limit};
 use super::manifest::{IntegrityRecord, Manifest};
+use super::members::{read_members, read_one};
 use super::names::{MemberName, NAMES};
 use crate::Location;
+use crate::join::{Join, Serial};
 use crate::json::Value;
-use crate::zip::{Archive, Entry, read_member};
+use crate::zip::{Archive, Entry};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::vec::Vec;
@@ -48,9 +52,16 @@ pub struct Container {
     pub samples: Option<Value>,
 }
 
-/// Reads and validates the bundle in `data` under `limits` (§2–§8). Never deserializes a
-/// model.
+/// Reads and validates the bundle in `data` under `limits` (§2–§8) on the calling thread.
+/// Never deserializes a model.
 pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, Error> {
+    read_container_with(data, limits, &Serial)
+}
+
+/// [`read_container`] with the member work (§4 reads, §8.1 JSON checks) split into two
+/// groups run through `join` (§12.0), for example on two threads. Results are reported in
+/// the serial order, so every input gets exactly the outcome of [`read_container`].
+pub fn read_container_with(data: &[u8], limits: &ArchiveLimits, join: &impl Join) -> Result<Container, Error> {
     let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
     let max = limits.get(Limit::Archive);
     if len > max {
@@ -76,13 +87,14 @@ pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, 
     let (manifest_bytes, manifest_sha) = read_one(data, manifest_entry)?;
     let manifest = Manifest::parse(&manifest_bytes, limits)?;
     check_agreement(&manifest, models, |n| entry(n).is_some())?;
+    let mut done = read_members(data, &archive, limits, join);
     let mut members = BTreeMap::new();
     let mut listing = Vec::new();
     listing.push(listed(MemberName::Manifest, manifest_entry, manifest_sha));
     members.insert(MemberName::Manifest, manifest_bytes);
     for name in super::names::ALL.into_iter().skip(1) {
         if let Some(e) = entry(name) {
-            let (bytes, sha) = read_one(data, e)?;
+            let (bytes, sha) = done.take_read(name).unwrap_or_else(|| read_one(data, e))?;
             listing.push(listed(name, e, sha));
             members.insert(name, bytes);
         }
@@ -94,12 +106,13 @@ pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, 
         })
     };
     check_integrity(&manifest, record)?;
-    let json = |n: MemberName| members.get(&n).map(|b| parse_member(n, b, limits)).transpose();
+    let mut json = |n: MemberName| match members.get(&n) {
+        Some(b) => done.take_check(n).unwrap_or_else(|| check_member(n, b, limits)),
+        None => Ok(None),
+    };
     let schema = json(MemberName::Schema)?
         .ok_or_else(|| Error::new(ErrorKind::InvalidManifest, "schema.json is missing", Location::at(end)))?;
-    if let Some(bytes) = members.get(&MemberName::Structure) {
-        validate_member(MemberName::Structure, bytes, limits)?;
-    }
+    json(MemberName::Structure)?;
     let samples = json(MemberName::Samples)?;
     let inputs = check_schema(&schema)?;
     if let Some(s) = &samples {
@@ -112,10 +125,6 @@ pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, 
         schema,
         samples,
     })
-}
-
-fn read_one(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Error> {
-    read_member(data, entry).map_err(Error::from)
 }
 
 fn listed(name: MemberName, e: &Entry, sha256: [u8; 32]) -> Listing {

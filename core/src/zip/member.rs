@@ -48,3 +48,20 @@ pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Zi
     .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
     Ok((out, digests.sha256.unwrap_or_default()))
 }
+
+/// A stored member's bytes as they lie in the archive (method 0, so they are the member's
+/// uncompressed bytes, §2.5), neither copied nor checked; `None` for a deflated member or
+/// data outside `data`. Lets a caller look at a stored member while [`read_member`] checks
+/// the same bytes; only [`read_member`]'s result says whether they are the member.
+pub fn stored_data<'a>(data: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
+    if entry.central.method != STORED {
+        return None;
+    }
+    super::bytes::record(
+        data,
+        entry.local.data_start,
+        entry.central.compressed,
+        ZipReason::Overlap,
+    )
+    .ok()
+}
