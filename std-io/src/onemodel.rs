@@ -84,7 +84,7 @@ fn with_onnx_progress<T>(
         })
     };
     let mut model = onnx::read_model_with(&bytes, onnx::Limits::default(), &mut resolver).map_err(rejected)?;
-    onemodel::names::resolve(&mut model, None).map_err(rejected)?;
+    onemodel::names::resolve(&mut model).map_err(rejected)?;
     Ok(use_model(&model))
 }
 

@@ -1,21 +1,26 @@
-//! The manifest reader (`spec/onemodel.md` §1.2, §2): typed reads through [`json::Cursor`]
-//! over the strict JSON value, one function per table, members in table order. Every
-//! failure is one of the four kinds with its manifest path and file offset. Tensor `data`
-//! becomes a view into the caller's bytes (§2.5); nothing is copied.
+//! The manifest reader (`spec/onemodel.md` §1.2, §2): typed reads through [`Cursor`]
+//! over the manifest's tape ([`Tape`]: the strict parser's tokens in one vector), one
+//! function per table, members in table order. Every failure is one of the four kinds with
+//! its manifest path and file offset. Tensor `data` becomes a view into the caller's bytes
+//! (§2.5); nothing is copied.
 
 use super::base64;
 use super::error::{Error, ErrorKind};
 use super::model::*;
 use super::tensor::{self, RangeError};
-use crate::json::{Cursor, Problem};
+use crate::json::Problem;
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
+pub(crate) use cursor::{Cursor, Seg, locate, render};
 use nested::Started;
+pub(crate) use tape::{Children, Tape, Val};
 
+mod cursor;
 mod nested;
+mod tape;
 
 type R<T> = Result<T, Error>;
 
@@ -35,20 +40,20 @@ fn rule(c: &Cursor<'_, '_>, kind: ErrorKind, msg: &'static str) -> Error {
     Error::field_as(kind, c.error(Problem::Rule(msg)))
 }
 
-fn opt_string(c: &Cursor<'_, '_>, name: &str) -> R<String> {
+fn opt_string(c: &Cursor<'_, '_>, name: &'static str) -> R<String> {
     match c.opt_field(name).map_err(fe)? {
         Some(f) => Ok(String::from(f.str().map_err(fe)?)),
         None => Ok(String::new()),
     }
 }
 
-fn req_string(c: &Cursor<'_, '_>, name: &str) -> R<String> {
+fn req_string(c: &Cursor<'_, '_>, name: &'static str) -> R<String> {
     let f = c.field(name).map_err(fe)?;
     Ok(String::from(f.str().map_err(fe)?))
 }
 
 /// The optional array `name`, each element read by `item` (`[]` when absent).
-fn opt_list<'v, T>(c: &Cursor<'v, '_>, name: &str, mut item: impl FnMut(&Cursor<'v, '_>) -> R<T>) -> R<Vec<T>> {
+fn opt_list<'v, T>(c: &Cursor<'v, '_>, name: &'static str, mut item: impl FnMut(&Cursor<'v, '_>) -> R<T>) -> R<Vec<T>> {
     match c.opt_field(name).map_err(fe)? {
         Some(f) => list(&f, &mut item),
         None => Ok(Vec::new()),
@@ -56,7 +61,7 @@ fn opt_list<'v, T>(c: &Cursor<'v, '_>, name: &str, mut item: impl FnMut(&Cursor<
 }
 
 fn list<'v, T>(c: &Cursor<'v, '_>, item: &mut impl FnMut(&Cursor<'v, '_>) -> R<T>) -> R<Vec<T>> {
-    let mut out = Vec::with_capacity(c.array().map_err(fe)?.len());
+    let mut out = Vec::with_capacity(c.array().map_err(fe)?.1);
     for e in c.items().map_err(fe)? {
         out.push(item(&e)?);
     }
@@ -77,7 +82,7 @@ fn u63(c: &Cursor<'_, '_>) -> R<u64> {
     u64::try_from(v).map_err(|_| rule(c, ErrorKind::OutOfRange, "negative value"))
 }
 
-fn opt_i64(c: &Cursor<'_, '_>, name: &str) -> R<i64> {
+fn opt_i64(c: &Cursor<'_, '_>, name: &'static str) -> R<i64> {
     c.opt_field(name).map_err(fe)?.map_or(Ok(0), |f| f.i64().map_err(fe))
 }
 
@@ -229,8 +234,8 @@ impl<'a> Reader<'a> {
         }
         let v = c.field("value").map_err(fe)?;
         match ty {
-            5 => Ok(Started::Graphs(a, core::slice::from_ref(v.value()), true)),
-            10 => Ok(Started::Graphs(a, v.array().map_err(fe)?, false)),
+            5 => Ok(Started::Graphs(a, Children::one(v.value()), true)),
+            10 => Ok(Started::Graphs(a, v.array().map_err(fe)?.0, false)),
             _ => {
                 a.value = Some(self.attr_value(&v, ty, depth)?);
                 Ok(Started::Done(a))
@@ -288,7 +293,7 @@ impl<'a> Reader<'a> {
                     return Err(rule(&d, ErrorKind::Malformed, "data on a string tensor (dtype 8)"));
                 }
                 let s = c.field("strings").map_err(fe)?;
-                if u64::try_from(s.array().map_err(fe)?.len()).ok() != Some(count) {
+                if u64::try_from(s.array().map_err(fe)?.1).ok() != Some(count) {
                     return Err(rule(
                         &s,
                         ErrorKind::OutOfRange,
@@ -360,24 +365,32 @@ impl<'a> Reader<'a> {
     /// in table order at each level, then wrapped back up.
     pub fn ty(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Type> {
         let mut wrappers: Vec<(String, TypeKind)> = Vec::new();
-        let (mut value, mut path) = (c.value(), c.path());
+        // The path of a wrapped type, built only when there is a wrapper.
+        let mut segs: Vec<Seg> = Vec::new();
+        let mut value = c.value();
         let mut level = depth;
         let bottom = loop {
-            let c = Cursor::root(value, &path);
+            let here;
+            let c = if level == depth {
+                c
+            } else {
+                here = Cursor::at(value, &segs);
+                &here
+            };
             if level > self.max_nesting {
-                return Err(rule(&c, ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
+                return Err(rule(c, ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
             }
             let kind_c = c.field("kind").map_err(fe)?;
             let kind_s = kind_c.str().map_err(fe)?;
-            let denotation = opt_string(&c, "denotation")?;
-            let elem = |name: &str| -> R<u8> {
+            let denotation = opt_string(c, "denotation")?;
+            let elem = |name: &'static str| -> R<u8> {
                 c.opt_field(name).map_err(fe)?.map_or(Ok(0), |f| {
                     code(&f, |b| b == 0 || tensor::is_tensor_dtype(b), "unsupported element type")
                 })
             };
-            let (inner, wrapper) = match kind_s {
+            let (member, wrapper) = match kind_s {
                 "tensor" | "sparse_tensor" => {
-                    let (elem_type, shape) = (elem("elem_type")?, self.shape(&c)?);
+                    let (elem_type, shape) = (elem("elem_type")?, self.shape(c)?);
                     let kind = if kind_s == "tensor" {
                         TypeKind::Tensor { elem_type, shape }
                     } else {
@@ -385,24 +398,23 @@ impl<'a> Reader<'a> {
                     };
                     break Type { denotation, kind };
                 }
-                "sequence" => (
-                    c.field("elem").map_err(fe)?,
-                    TypeKind::Sequence(Box::new(placeholder())),
-                ),
-                "optional" => (
-                    c.field("elem").map_err(fe)?,
-                    TypeKind::Optional(Box::new(placeholder())),
-                ),
+                "sequence" => ("elem", TypeKind::Sequence(Box::new(placeholder()))),
+                "optional" => ("elem", TypeKind::Optional(Box::new(placeholder()))),
                 "map" => {
                     let key_type = elem("key_type")?;
-                    let value_c = c.field("value").map_err(fe)?;
                     let value = Box::new(placeholder());
-                    (value_c, TypeKind::Map { key_type, value })
+                    ("value", TypeKind::Map { key_type, value })
                 }
                 _ => return Err(rule(&kind_c, ErrorKind::Unsupported, "unsupported type kind")),
             };
+            let inner = c.field(member).map_err(fe)?.value();
+            let outer = (level == depth).then(|| c.segs());
+            if let Some(outer) = outer {
+                segs = outer;
+            }
+            segs.push(Seg::Name(member));
             wrappers.push((denotation, wrapper));
-            (value, path) = (inner.value(), inner.path());
+            value = inner;
             level += 1;
         };
         Ok(wrappers

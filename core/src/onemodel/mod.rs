@@ -2,7 +2,7 @@
 //! aligned tensor bytes, read from a byte slice with every tensor a view of it.
 //!
 //! - [`header`]: the header and its checks against the real length (§1.1).
-//! - [`manifest`] (private): the manifest tables (§2) through `json::Cursor`.
+//! - [`manifest`] (private): the manifest tables (§2), read from the strict parser's tape.
 //! - [`tensor`]: dtype table, element counts, ranges (§2.5).
 //! - [`names`]: name resolution and stable dependency order (§3.1).
 //! - [`writer`]: the deterministic writer (§4).
@@ -22,7 +22,7 @@ pub use header::{Header, MAGIC};
 pub use model::*;
 pub use writer::{write, write_with};
 
-use crate::json::{self, Cursor};
+use crate::json;
 
 /// Reader limits (`spec/onemodel.md` §1.2, §3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,13 +87,13 @@ pub fn read_with(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Mode
         max_bytes: at(max_manifest),
         max_depth: limits.max_json_depth,
     };
-    let value = json::parse_keyed(manifest, json_limits, hash_key).map_err(Error::json)?;
+    let tape = manifest::Tape::parse(manifest, json_limits, hash_key).map_err(Error::json)?;
     let reader = manifest::Reader {
         data,
         max_nesting: limits.max_nesting,
     };
-    reader.model(&Cursor::root(&value, "manifest")).and_then(|mut model| {
-        names::resolve(&mut model, Some(&value))?;
-        Ok(model)
-    })
+    let root = tape.root();
+    let mut model = reader.model(&manifest::Cursor::at(root, &[]))?;
+    names::resolve_in(&mut model, Some(root))?;
+    Ok(model)
 }

@@ -10,21 +10,11 @@
 //! same visiting order.
 
 use super::error::{Error, ErrorKind, manifest_offset};
-use super::manifest::normal_domain;
+use super::manifest::{Seg, Val, locate, normal_domain, render};
 use super::model::{AttrValue, Attribute, Function, Graph, Model, Node, TypedName};
-use crate::json::{Node as JNode, Value};
 use alloc::collections::{BTreeMap, BTreeSet, BinaryHeap};
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
-use core::fmt::Write;
-
-/// One step of a manifest path.
-#[derive(Clone, Copy)]
-enum Seg {
-    Name(&'static str),
-    Index(usize),
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Def {
@@ -62,7 +52,7 @@ enum Task<'m, 'a> {
 struct Resolver<'m, 'v> {
     frames: Vec<Frame<'m>>,
     path: Vec<Seg>,
-    root: Option<&'v Value>,
+    root: Option<Val<'v>>,
     orders: Vec<Vec<usize>>,
     model_domains: BTreeSet<&'m str>,
     fn_domains: Option<BTreeSet<&'m str>>,
@@ -71,9 +61,15 @@ struct Resolver<'m, 'v> {
 type R<T> = Result<T, Error>;
 
 /// Resolves every name of `model` and puts each graph's and function's nodes in dependency
-/// order (§3.1). `manifest`, when given, is the parsed manifest the model was read from:
-/// errors then carry the file offset of the offending value.
-pub fn resolve(model: &mut Model<'_>, manifest: Option<&Value>) -> Result<(), Error> {
+/// order (§3.1). Errors carry the manifest path of the offending value, without a file
+/// offset (the model need not come from a file).
+pub fn resolve(model: &mut Model<'_>) -> Result<(), Error> {
+    resolve_in(model, None)
+}
+
+/// [`resolve`] for a model read from a manifest: errors then also carry the file offset of
+/// the offending value, found from its path on the manifest's tape.
+pub(crate) fn resolve_in(model: &mut Model<'_>, manifest: Option<Val<'_>>) -> Result<(), Error> {
     let orders = {
         let mut r = Resolver {
             frames: Vec::new(),
@@ -103,29 +99,10 @@ pub fn resolve(model: &mut Model<'_>, manifest: Option<&Value>) -> Result<(), Er
 
 impl<'m> Resolver<'m, '_> {
     fn error(&self, extra: &[Seg], message: &'static str) -> Error {
-        let mut path = String::from("manifest");
-        let mut at = self.root;
-        let mut offset = self.root.map(|v| v.offset);
-        for seg in self.path.iter().chain(extra) {
-            match *seg {
-                Seg::Name(n) => {
-                    path.push('.');
-                    path.push_str(n);
-                    at = at.and_then(|v| v.get(n));
-                }
-                Seg::Index(i) => {
-                    let _ = write!(path, "[{i}]");
-                    at = at.and_then(|v| match &v.node {
-                        JNode::Array(items) => items.get(i),
-                        _ => None,
-                    });
-                }
-            }
-            if let Some(v) = at {
-                offset = Some(v.offset);
-            }
-        }
-        Error::at_path(ErrorKind::Malformed, path, offset.map(manifest_offset), message)
+        let mut segs = self.path.clone();
+        segs.extend_from_slice(extra);
+        let offset = self.root.map(|root| manifest_offset(locate(root, &segs)));
+        Error::at_path(ErrorKind::Malformed, render(&segs), offset, message)
     }
 
     fn define(&self, defs: &mut BTreeMap<&'m str, Def>, name: &'m str, def: Def, at: &[Seg]) -> R<()> {

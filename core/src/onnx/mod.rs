@@ -16,6 +16,6 @@ use crate::onemodel::{Error, Model, names};
 /// model that converts is one the OneModel reader accepts.
 pub fn to_model(bytes: &[u8]) -> Result<Model<'_>, Error> {
     let mut m = read_model(bytes, Limits::default())?;
-    names::resolve(&mut m, None)?;
+    names::resolve(&mut m)?;
     Ok(m)
 }

@@ -6,12 +6,11 @@
 //! §2's tables, depth first, exactly as a recursive descent would, so the first failure in
 //! reading order (§3.2) is the one reported, with the same path and offset.
 
-use super::{Reader, fe, metadata, opsets, opt_list, opt_string, string_of};
-use crate::json::{Cursor, Value};
+use super::tape::Val;
+use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_list, opt_string, string_of};
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -20,16 +19,17 @@ type R<T> = Result<T, Error>;
 /// A graph or function body being read: its value and path, its nesting level, what is
 /// read so far, and where it is in its attribute defaults and nodes.
 struct Body<'v, 'a> {
-    value: &'v Value,
-    path: String,
+    value: Val<'v>,
+    segs: Vec<Seg>,
     depth: usize,
     out: Out<'a>,
     /// A function's `attribute_defaults` while they are read.
     defaults: Option<Attrs<'v, 'a>>,
-    nodes: &'v [Value],
+    /// The nodes not yet started, and the index of the next one.
+    nodes: Children<'v>,
     next_node: usize,
-    /// The node being read, its value and path, and its attributes.
-    node: Option<(Node<'a>, &'v Value, String, Attrs<'v, 'a>)>,
+    /// The node being read: the node, its value and index, and its attributes.
+    node: Option<(Node<'a>, Val<'v>, usize, Attrs<'v, 'a>)>,
 }
 
 enum Out<'a> {
@@ -37,48 +37,67 @@ enum Out<'a> {
     Function(Function<'a>),
 }
 
+/// Where an attribute list is, below its body's path.
+#[derive(Clone, Copy)]
+enum Place {
+    /// `nodes[i].attributes`.
+    Node(usize),
+    /// `attribute_defaults` of a function.
+    Defaults,
+}
+
+impl Place {
+    /// The cursor of the list, below the body's cursor.
+    fn push(self, segs: &mut Vec<Seg>) {
+        match self {
+            Place::Node(i) => segs.extend([Seg::Name("nodes"), Seg::Index(i), Seg::Name("attributes")]),
+            Place::Defaults => segs.push(Seg::Name("attribute_defaults")),
+        }
+    }
+}
+
 /// An attribute list being read: a node's `attributes` or a function's `attribute_defaults`.
 struct Attrs<'v, 'a> {
-    items: &'v [Value],
-    path: String,
+    items: Children<'v>,
+    place: Place,
     next: usize,
     out: Vec<Attribute<'a>>,
     /// An attribute of type GRAPH or GRAPHS whose graphs are being read.
     open: Option<GraphValue<'v, 'a>>,
 }
 
-/// The graphs of one GRAPH (`one`) or GRAPHS attribute: their values, the path of `value`,
-/// and the graphs read so far.
+/// The graphs of one GRAPH (`one`) or GRAPHS attribute: the attribute's index, the graphs
+/// not yet read, and the graphs read so far.
 struct GraphValue<'v, 'a> {
     attr: Attribute<'a>,
-    graphs: &'v [Value],
+    index: usize,
+    graphs: Children<'v>,
     one: bool,
-    path: String,
     read: Vec<Graph<'a>>,
 }
 
 /// What starting an attribute gave: a finished attribute, or one whose graphs come next.
 pub(super) enum Started<'v, 'a> {
     Done(Attribute<'a>),
-    Graphs(Attribute<'a>, &'v [Value], bool),
+    Graphs(Attribute<'a>, Children<'v>, bool),
 }
 
 /// A graph to open: its value and its path.
-type Open<'v> = Option<(&'v Value, String)>;
+type Open<'v> = Option<(Val<'v>, Vec<Seg>)>;
 
-/// The elements of the optional array `name` of `c` (`[]` when absent).
-fn opt_items<'v>(c: &Cursor<'v, '_>, name: &str) -> R<&'v [Value]> {
+/// The elements of the optional array `name` of `c` (none when absent).
+fn opt_items<'v>(c: &Cursor<'v, '_>, name: &'static str) -> R<Children<'v>> {
     match c.opt_field(name).map_err(fe)? {
-        Some(f) => f.array().map_err(fe),
-        None => Ok(&[]),
+        Some(f) => Ok(f.array().map_err(fe)?.0),
+        None => Ok(Children::empty(c.value().tape())),
     }
 }
 
 impl<'v, 'a> Attrs<'v, 'a> {
-    fn new(items: &'v [Value], path: String) -> Self {
+    fn new(items: Children<'v>, place: Place) -> Self {
         Attrs {
             items,
-            path,
+            place,
             next: 0,
             out: Vec::new(),
             open: None,
@@ -86,16 +105,18 @@ impl<'v, 'a> Attrs<'v, 'a> {
     }
 
     /// Reads attributes until one needs a graph read (returned) or the list ends (`None`).
-    fn step(&mut self, r: &Reader<'a>, depth: usize) -> R<Open<'v>> {
+    /// `body` is the cursor of the graph or function the list belongs to.
+    fn step(&mut self, r: &Reader<'a>, depth: usize, body: &Cursor<'v, '_>) -> R<Open<'v>> {
         loop {
             if let Some(o) = &mut self.open {
-                if let Some(v) = o.graphs.get(o.read.len()) {
-                    let path = if o.one {
-                        o.path.clone()
-                    } else {
-                        format!("{}[{}]", o.path, o.read.len())
-                    };
-                    return Ok(Some((v, path)));
+                if let Some(v) = o.graphs.next_value() {
+                    let mut segs = body.segs();
+                    self.place.push(&mut segs);
+                    segs.extend([Seg::Index(o.index), Seg::Name("value")]);
+                    if !o.one {
+                        segs.push(Seg::Index(o.read.len()));
+                    }
+                    return Ok(Some((v, segs)));
                 }
                 if let Some(mut o) = self.open.take() {
                     o.attr.value = Some(match o.one {
@@ -106,19 +127,31 @@ impl<'v, 'a> Attrs<'v, 'a> {
                 }
                 continue;
             }
-            let Some(v) = self.items.get(self.next) else {
+            let Some(v) = self.items.next_value() else {
                 return Ok(None);
             };
-            let path = format!("{}[{}]", self.path, self.next);
+            let index = self.next;
             self.next += 1;
-            match r.attribute(&Cursor::root(v, &path), depth)? {
+            let started = match self.place {
+                Place::Node(i) => {
+                    let nodes = body.child(v, Seg::Name("nodes"));
+                    let node = nodes.child(v, Seg::Index(i));
+                    let list = node.child(v, Seg::Name("attributes"));
+                    r.attribute(&list.child(v, Seg::Index(index)), depth)?
+                }
+                Place::Defaults => {
+                    let list = body.child(v, Seg::Name("attribute_defaults"));
+                    r.attribute(&list.child(v, Seg::Index(index)), depth)?
+                }
+            };
+            match started {
                 Started::Done(a) => self.out.push(a),
                 Started::Graphs(attr, graphs, one) => {
                     self.open = Some(GraphValue {
                         attr,
+                        index,
                         graphs,
                         one,
-                        path: format!("{path}.value"),
                         read: Vec::new(),
                     })
                 }
@@ -137,9 +170,10 @@ impl<'v, 'a> Attrs<'v, 'a> {
 impl<'v, 'a> Body<'v, 'a> {
     /// Reads on until a graph must be opened (returned) or the body is complete (`None`).
     fn step(&mut self, r: &Reader<'a>) -> R<Open<'v>> {
+        let body = Cursor::at(self.value, &self.segs);
         loop {
             if let Some(list) = &mut self.defaults {
-                if let Some(open) = list.step(r, self.depth)? {
+                if let Some(open) = list.step(r, self.depth, &body)? {
                     return Ok(Some(open));
                 }
                 let done = core::mem::take(&mut list.out);
@@ -147,15 +181,16 @@ impl<'v, 'a> Body<'v, 'a> {
                 if let Out::Function(f) = &mut self.out {
                     f.attribute_defaults = done;
                 }
-                self.nodes = opt_items(&Cursor::root(self.value, &self.path), "nodes")?;
+                self.nodes = opt_items(&body, "nodes")?;
                 continue;
             }
-            if let Some((node, value, path, list)) = &mut self.node {
-                if let Some(open) = list.step(r, self.depth)? {
+            if let Some((node, value, i, list)) = &mut self.node {
+                if let Some(open) = list.step(r, self.depth, &body)? {
                     return Ok(Some(open));
                 }
                 node.attributes = core::mem::take(&mut list.out);
-                node.metadata = metadata(&Cursor::root(value, path))?;
+                let nodes = body.child(*value, Seg::Name("nodes"));
+                node.metadata = metadata(&nodes.child(*value, Seg::Index(*i)))?;
                 if let Some((node, ..)) = self.node.take() {
                     match &mut self.out {
                         Out::Graph(g) => g.nodes.push(node),
@@ -164,15 +199,16 @@ impl<'v, 'a> Body<'v, 'a> {
                 }
                 continue;
             }
-            let Some(v) = self.nodes.get(self.next_node) else {
+            let Some(v) = self.nodes.next_value() else {
                 return Ok(None);
             };
-            let path = format!("{}.nodes[{}]", self.path, self.next_node);
+            let i = self.next_node;
             self.next_node += 1;
-            let c = Cursor::root(v, &path);
+            let nodes = body.child(v, Seg::Name("nodes"));
+            let c = nodes.child(v, Seg::Index(i));
             let node = r.node_head(&c)?;
-            let attrs = Attrs::new(opt_items(&c, "attributes")?, format!("{path}.attributes"));
-            self.node = Some((node, v, path, attrs));
+            let attrs = Attrs::new(opt_items(&c, "attributes")?, Place::Node(i));
+            self.node = Some((node, v, i, attrs));
         }
     }
 
@@ -187,7 +223,7 @@ impl<'v, 'a> Body<'v, 'a> {
     /// The members after the nodes: a graph's `metadata`; a function's `opsets`,
     /// `value_info` and `metadata` (§2.2, §2.8).
     fn finish(self, r: &Reader<'a>) -> R<Out<'a>> {
-        let c = Cursor::root(self.value, &self.path);
+        let c = Cursor::at(self.value, &self.segs);
         Ok(match self.out {
             Out::Graph(mut g) => {
                 g.metadata = metadata(&c)?;
@@ -206,7 +242,7 @@ impl<'v, 'a> Body<'v, 'a> {
 impl<'a> Reader<'a> {
     /// The Graph table (§2.2) at nesting level `depth`, its subgraphs included.
     pub fn graph(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Graph<'a>> {
-        let root = self.open_graph(c.value(), c.path(), depth)?;
+        let root = self.open_graph(c.value(), c.segs(), depth)?;
         match self.run(root)? {
             Out::Graph(g) => Ok(g),
             Out::Function(_) => Err(self.rule_at(c, "graph expected")),
@@ -225,18 +261,14 @@ impl<'a> Reader<'a> {
             attribute_names: opt_list(c, "attribute_names", string_of)?,
             ..Function::default()
         };
-        let path = c.path();
-        let defaults = Attrs::new(
-            opt_items(c, "attribute_defaults")?,
-            format!("{path}.attribute_defaults"),
-        );
+        let defaults = Attrs::new(opt_items(c, "attribute_defaults")?, Place::Defaults);
         let root = Body {
             value: c.value(),
-            path,
+            segs: c.segs(),
             depth: 1,
             out: Out::Function(func),
             defaults: Some(defaults),
-            nodes: &[],
+            nodes: Children::empty(c.value().tape()),
             next_node: 0,
             node: None,
         };
@@ -264,9 +296,9 @@ impl<'a> Reader<'a> {
                 ));
             };
             match top.step(self)? {
-                Some((value, path)) => {
+                Some((value, segs)) => {
                     let depth = top.depth + 1;
-                    let child = self.open_graph(value, path, depth)?;
+                    let child = self.open_graph(value, segs, depth)?;
                     stack.push(child);
                 }
                 None => {
@@ -282,9 +314,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Opens a graph (§2.2): the nesting limit, then its members up to `nodes`.
-    fn open_graph<'v>(&self, value: &'v Value, path: String, depth: usize) -> R<Body<'v, 'a>> {
-        let c = Cursor::root(value, &path);
+    /// Opens a graph (§2.2) at `segs`: the nesting limit, then its members up to `nodes`.
+    fn open_graph<'v>(&self, value: Val<'v>, segs: Vec<Seg>, depth: usize) -> R<Body<'v, 'a>> {
+        let c = Cursor::at(value, &segs);
         if depth > self.max_nesting {
             return Err(super::rule(
                 &c,
@@ -306,7 +338,7 @@ impl<'a> Reader<'a> {
         let nodes = opt_items(&c, "nodes")?;
         Ok(Body {
             value,
-            path,
+            segs,
             depth,
             out: Out::Graph(g),
             defaults: None,

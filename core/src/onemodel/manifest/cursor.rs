@@ -1,0 +1,283 @@
+//! Typed reads of the manifest tape that name the manifest path of whatever is wrong
+//! (`spec/onemodel.md` §3.2, `spec/json.md` §7.2), such as `manifest.graph.nodes[3].inputs[1]`.
+//! The same reads, failures, paths and offsets as [`json::Cursor`] over an owned value; the
+//! path is a chain of borrowed steps, rendered only when a failure is reported.
+
+use super::tape::{Children, Val, name_bit};
+use crate::json::{self, FieldError, IntError, JsonType, Problem};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::Cell;
+use core::fmt::Write;
+
+/// The root of every manifest path.
+pub(crate) const ROOT: &str = "manifest";
+
+/// One step of a manifest path below [`ROOT`]. Member names are the reader's own (all
+/// identifiers), so a name renders as `.name`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Seg {
+    /// A member.
+    Name(&'static str),
+    /// An array element.
+    Index(usize),
+}
+
+/// Renders `manifest` followed by `segs`.
+pub(crate) fn render(segs: &[Seg]) -> String {
+    let mut out = String::from(ROOT);
+    for seg in segs {
+        push_seg(&mut out, *seg);
+    }
+    out
+}
+
+fn push_seg(out: &mut String, seg: Seg) {
+    match seg {
+        Seg::Name(n) => {
+            out.push('.');
+            out.push_str(n);
+        }
+        Seg::Index(i) => {
+            let _ = write!(out, "[{i}]");
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Step<'p> {
+    /// The path of the cursor a walk started from.
+    Base(&'p [Seg]),
+    /// One step below the parent.
+    Seg(Seg),
+}
+
+/// A manifest value together with the path that leads to it. Children borrow their parent,
+/// so walking costs nothing; the path is rendered only for a failure.
+#[derive(Clone)]
+pub(crate) struct Cursor<'v, 'p> {
+    value: Val<'v>,
+    step: Step<'p>,
+    parent: Option<&'p Cursor<'v, 'p>>,
+    /// For an object: the tape index of the member after the one last looked up, where
+    /// the next lookup starts (members are usually looked up in the order they appear).
+    hint: Cell<u32>,
+}
+
+impl<'v, 'p> Cursor<'v, 'p> {
+    /// The cursor at `value`, whose path is `manifest` followed by `base`.
+    pub fn at(value: Val<'v>, base: &'p [Seg]) -> Self {
+        Cursor {
+            value,
+            step: Step::Base(base),
+            parent: None,
+            hint: Cell::new(0),
+        }
+    }
+
+    /// The value under the cursor.
+    pub fn value(&self) -> Val<'v> {
+        self.value
+    }
+
+    /// The path below [`ROOT`] as steps, for a walk that continues elsewhere.
+    pub fn segs(&self) -> Vec<Seg> {
+        let mut out = Vec::new();
+        self.collect(&mut out);
+        out
+    }
+
+    fn collect(&self, out: &mut Vec<Seg>) {
+        if let Some(parent) = self.parent {
+            parent.collect(out);
+        }
+        match self.step {
+            Step::Base(base) => out.extend_from_slice(base),
+            Step::Seg(seg) => out.push(seg),
+        }
+    }
+
+    /// The rendered path.
+    pub fn path(&self) -> String {
+        render(&self.segs())
+    }
+
+    /// A failure about this value.
+    pub fn error(&self, problem: Problem) -> FieldError {
+        FieldError {
+            path: self.path(),
+            offset: self.value.offset(),
+            problem,
+        }
+    }
+
+    fn wrong_type(&self, expected: JsonType) -> FieldError {
+        self.error(Problem::WrongType {
+            expected,
+            found: self.value.json_type(),
+        })
+    }
+
+    /// The cursor at `value`, one step `seg` below this one.
+    pub fn child<'s>(&'s self, value: Val<'v>, seg: Seg) -> Cursor<'v, 's> {
+        Cursor {
+            value,
+            step: Step::Seg(seg),
+            parent: Some(self),
+            hint: Cell::new(0),
+        }
+    }
+
+    /// The members of this object.
+    pub fn object(&self) -> Result<Children<'v>, FieldError> {
+        self.value.members().ok_or_else(|| self.wrong_type(JsonType::Object))
+    }
+
+    /// The elements of this array and their number.
+    pub fn array(&self) -> Result<(Children<'v>, usize), FieldError> {
+        self.value.elements().ok_or_else(|| self.wrong_type(JsonType::Array))
+    }
+
+    /// The required member `name` of this object.
+    pub fn field<'s>(&'s self, name: &'static str) -> Result<Cursor<'v, 's>, FieldError> {
+        match self.opt_field(name)? {
+            Some(c) => Ok(c),
+            None => Err(FieldError {
+                path: self.child(self.value, Seg::Name(name)).path(),
+                offset: self.value.offset(),
+                problem: Problem::Missing,
+            }),
+        }
+    }
+
+    /// The optional member `name` of this object.
+    pub fn opt_field<'s>(&'s self, name: &'static str) -> Result<Option<Cursor<'v, 's>>, FieldError> {
+        let mut members = self.object()?;
+        if self.value.names() & name_bit(name.as_bytes()) == 0 {
+            return Ok(None);
+        }
+        let first = self.value.first();
+        members.skip_to(self.hint.get().max(first));
+        Ok(members.find(first, name).map(|(v, after)| {
+            self.hint.set(after);
+            self.child(v, Seg::Name(name))
+        }))
+    }
+
+    /// The elements of this array, each with its index in the path.
+    pub fn items<'s>(&'s self) -> Result<impl Iterator<Item = Cursor<'v, 's>> + 's, FieldError> {
+        let (mut items, _) = self.array()?;
+        Ok(core::iter::from_fn(move || items.next_value())
+            .enumerate()
+            .map(move |(i, v)| self.child(v, Seg::Index(i))))
+    }
+
+    /// The string value.
+    pub fn str(&self) -> Result<&'v str, FieldError> {
+        self.value.as_str().ok_or_else(|| self.wrong_type(JsonType::String))
+    }
+
+    fn lexeme(&self) -> Result<&'v str, FieldError> {
+        self.value.lexeme().ok_or_else(|| self.wrong_type(JsonType::Number))
+    }
+
+    /// The exact unsigned integer (`spec/json.md` §4.2).
+    pub fn u64(&self) -> Result<u64, FieldError> {
+        json::lexeme_to_u64(self.lexeme()?).map_err(|e| self.int_error(e))
+    }
+
+    /// The exact signed integer (`spec/json.md` §4.2).
+    pub fn i64(&self) -> Result<i64, FieldError> {
+        json::lexeme_to_i64(self.lexeme()?).map_err(|e| self.int_error(e))
+    }
+
+    fn int_error(&self, e: IntError) -> FieldError {
+        self.error(match e {
+            IntError::NotAnInteger => Problem::NotAnInteger,
+            IntError::OutOfRange => Problem::OutOfRange,
+        })
+    }
+}
+
+impl core::fmt::Debug for Cursor<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Cursor({})", self.path())
+    }
+}
+
+/// The offset of the value at `segs` below `root`, or of the deepest value on the way that
+/// exists (for failures found after the manifest was read, such as name resolution).
+pub(crate) fn locate(root: Val<'_>, segs: &[Seg]) -> usize {
+    let mut at = Some(root);
+    let mut offset = root.offset();
+    for seg in segs {
+        at = at.and_then(|v| match *seg {
+            Seg::Name(n) => v.get(n),
+            Seg::Index(i) => v.index(i),
+        });
+        if let Some(v) = at {
+            offset = v.offset();
+        }
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tape::Tape;
+    use super::*;
+
+    /// Every read fails exactly as `json::Cursor` over the owned value does: same problem,
+    /// path and offset.
+    #[test]
+    fn failures_match_the_value_cursor() {
+        let doc = r#"{"a":{"b":[1,"x",2.5,-1,18446744073709551616]},"s":"t"}"#;
+        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap();
+        let value = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
+        let (t, v) = (Cursor::at(tape.root(), &[]), json::Cursor::root(&value, ROOT));
+        assert_eq!(t.field("x").unwrap_err(), v.field("x").unwrap_err());
+        assert_eq!(
+            t.field("s").unwrap().u64().unwrap_err(),
+            v.field("s").unwrap().u64().unwrap_err()
+        );
+        assert_eq!(
+            t.field("s").unwrap().array().unwrap_err(),
+            v.field("s").unwrap().array().unwrap_err()
+        );
+        let (ta, va) = (t.field("a").unwrap(), v.field("a").unwrap());
+        assert_eq!(ta.str().unwrap_err(), va.str().unwrap_err());
+        let (tb, vb) = (ta.field("b").unwrap(), va.field("b").unwrap());
+        for (te, ve) in tb.items().unwrap().zip(vb.items().unwrap()) {
+            assert_eq!(te.u64(), ve.u64());
+            assert_eq!(te.i64(), ve.i64());
+            assert_eq!(te.str().map_err(|e| e.path), ve.str().map_err(|e| e.path));
+            assert_eq!(te.opt_field("q").map(|_| ()), ve.opt_field("q").map(|_| ()));
+        }
+        assert_eq!(tb.items().unwrap().count(), 5);
+        assert_eq!(t.field("s").unwrap().str(), Ok("t"));
+    }
+
+    #[test]
+    fn locate_finds_the_deepest_existing_value() {
+        let doc = r#"{"graph":{"nodes":[{"op":"A"},{"op":"B","inputs":["x"]}]}}"#;
+        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap();
+        let at = |s: &str| doc.find(s).unwrap();
+        let segs = [
+            Seg::Name("graph"),
+            Seg::Name("nodes"),
+            Seg::Index(1),
+            Seg::Name("inputs"),
+            Seg::Index(0),
+        ];
+        assert_eq!(locate(tape.root(), &segs), at(r#""x""#));
+        assert_eq!(locate(tape.root(), &segs[..3]), at(r#"{"op":"B""#));
+        let missing = [
+            Seg::Name("graph"),
+            Seg::Name("nodes"),
+            Seg::Index(1),
+            Seg::Name("outputs"),
+        ];
+        assert_eq!(locate(tape.root(), &missing), at(r#"{"op":"B""#));
+        assert_eq!(render(&segs), "manifest.graph.nodes[1].inputs[0]");
+    }
+}

@@ -1,0 +1,520 @@
+//! The manifest as a flat tape (`spec/onemodel.md` §1.2, §3.3): one pass of the strict
+//! pull parser ([`json::Parser`]) records every token in one vector, with each container
+//! linked to the end of its contents. Names, strings and number lexemes are borrowed from
+//! the manifest bytes (only strings with escapes are unescaped, into a side list), so
+//! reading a manifest costs one growing vector instead of one allocation per value.
+//! The manifest reader walks the tape through [`super::cursor::Cursor`] exactly as it would
+//! walk an owned [`json::Value`]: same members, same order, same paths and offsets.
+
+use crate::json::{self, JsonType, Parser, Str, Token};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// One token of the manifest, 16 bytes. Offsets are byte offsets in the manifest; a
+/// string's or name's text starts just after its opening quote at `offset` and ends
+/// before `end`; a number's lexeme is `offset..end`.
+#[derive(Clone, Copy, Debug)]
+enum Item {
+    /// `{`: the index just past its last member, and the [`name_bit`]s of its member names.
+    Object { offset: u32, end: u32, names: u32 },
+    /// `[`: the index just past its last element, and its element count.
+    Array { offset: u32, end: u32, len: u32 },
+    /// A member name without escapes; the member's value follows.
+    Name { offset: u32, end: u32 },
+    /// A member name with escapes: its unescaped text is `escaped[index]`.
+    EscapedName { index: u32 },
+    /// A string value without escapes.
+    String { offset: u32, end: u32 },
+    /// A string value with escapes: its unescaped text is `escaped[index]`.
+    EscapedString { offset: u32, index: u32 },
+    /// A number.
+    Number { offset: u32, end: u32 },
+    /// `true`, `false` or `null` (`None`).
+    Literal { offset: u32, value: Option<bool> },
+}
+
+/// The whole manifest, checked by the strict parser, as a tape.
+#[derive(Debug)]
+pub(crate) struct Tape<'a> {
+    text: &'a str,
+    items: Vec<Item>,
+    escaped: Vec<String>,
+}
+
+/// A value on a tape: the index of its first item.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Val<'v> {
+    tape: &'v Tape<'v>,
+    at: u32,
+}
+
+/// The manifest is at most [`json::MAX_INPUT`] (u32::MAX) bytes, so every offset and every
+/// item index (one item per token, at least one byte each) fits in 32 bits.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn wide(n: u32) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// Items reserved up front: about one token per two manifest bytes (a member such as
+/// `"a":1,` is two tokens in six bytes), capped at 1 MiB of items so that a large manifest
+/// grows its tape as it is read rather than reserving for its length.
+fn reserve_for(len: usize) -> usize {
+    (len / 2).min(1 << 16)
+}
+
+/// An open container while the tape is built: its item, whether it is an array, and for
+/// an array its element count so far, for an object the [`name_bit`]s of its names so far.
+struct Open {
+    at: usize,
+    array: bool,
+    count_or_names: u32,
+}
+
+/// One of 32 bits for a member name, from its length and first and last bytes: an object
+/// whose names' bits do not include a name's bit has no member of that name, so a lookup
+/// of an absent optional member (the common miss) needs no scan. Names with escapes set
+/// every bit.
+pub(crate) fn name_bit(name: &[u8]) -> u32 {
+    let (first, last) = (name.first().copied().unwrap_or(0), name.last().copied().unwrap_or(0));
+    let h = small(name.len()).wrapping_mul(31) + u32::from(first) + (u32::from(last) << 1);
+    1 << (h & 31)
+}
+
+impl<'a> Tape<'a> {
+    /// Parses `manifest` with the strict parser (`spec/json.md`: size, depth, UTF-8,
+    /// grammar, escapes, duplicate names) and records its tokens. The first JSON failure is
+    /// returned exactly as [`json::parse_keyed`] would return it.
+    pub fn parse(manifest: &'a [u8], limits: json::Limits, hash_key: [u64; 2]) -> Result<Tape<'a>, json::Error> {
+        let mut parser = Parser::new(manifest, limits)?.with_hash_key(hash_key);
+        // The parser has validated the whole input as UTF-8 already; this cannot fail.
+        let text = json::utf8::validate(manifest)?;
+        let mut tape = Tape {
+            text,
+            items: Vec::with_capacity(reserve_for(manifest.len())),
+            escaped: Vec::new(),
+        };
+        let mut open: Vec<Open> = Vec::new();
+        while let Some(event) = parser.next_event()? {
+            let offset = small(event.offset);
+            let item = match event.token {
+                Token::Name(s) => {
+                    let (name, bit) = match tape.escape(s) {
+                        Some(index) => (Item::EscapedName { index }, u32::MAX),
+                        None => (
+                            Item::Name {
+                                offset,
+                                end: end_of(s, offset),
+                            },
+                            name_bit(s.raw().as_bytes()),
+                        ),
+                    };
+                    if let Some(o) = open.last_mut() {
+                        o.count_or_names |= bit;
+                    }
+                    tape.items.push(name);
+                    continue;
+                }
+                Token::EndObject | Token::EndArray => {
+                    let end = small(tape.items.len());
+                    if let Some(o) = open.pop()
+                        && let Some(Item::Object { end: e, names: n, .. } | Item::Array { end: e, len: n, .. }) =
+                            tape.items.get_mut(o.at)
+                    {
+                        (*e, *n) = (end, o.count_or_names);
+                    }
+                    continue;
+                }
+                Token::StartObject => Item::Object {
+                    offset,
+                    end: 0,
+                    names: 0,
+                },
+                Token::StartArray => Item::Array { offset, end: 0, len: 0 },
+                Token::String(s) => match tape.escape(s) {
+                    Some(index) => Item::EscapedString { offset, index },
+                    None => Item::String {
+                        offset,
+                        end: end_of(s, offset),
+                    },
+                },
+                Token::Number(n) => Item::Number {
+                    offset,
+                    end: offset.saturating_add(small(n.raw().len())),
+                },
+                Token::Bool(b) => Item::Literal { offset, value: Some(b) },
+                Token::Null => Item::Literal { offset, value: None },
+            };
+            if let Some(o) = open.last_mut()
+                && o.array
+            {
+                o.count_or_names += 1;
+            }
+            if let Item::Object { .. } | Item::Array { .. } = item {
+                let array = matches!(item, Item::Array { .. });
+                open.push(Open {
+                    at: tape.items.len(),
+                    array,
+                    count_or_names: 0,
+                });
+            }
+            tape.items.push(item);
+        }
+        Ok(tape)
+    }
+
+    /// For a string or name with escapes: unescapes it into the side list and returns its
+    /// index there.
+    fn escape(&mut self, s: Str<'a>) -> Option<u32> {
+        if !s.has_escapes() {
+            return None;
+        }
+        let mut text = String::new();
+        s.unescape_into(&mut text);
+        self.escaped.push(text);
+        Some(small(self.escaped.len() - 1))
+    }
+
+    /// The top-level value.
+    pub fn root(&self) -> Val<'_> {
+        Val { tape: self, at: 0 }
+    }
+}
+
+/// Byte equality of two slices of the same length, in a loop: member names are a few
+/// bytes long, where a library `memcmp` call costs more than the comparison.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The end offset of a string or name token that opens at `offset`.
+fn end_of(s: Str<'_>, offset: u32) -> u32 {
+    offset.saturating_add(1).saturating_add(small(s.raw().len()))
+}
+
+/// The elements of an array, or the members of an object, from a position on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Children<'v> {
+    tape: &'v Tape<'v>,
+    /// The index of the next element (or member name).
+    next: u32,
+    /// The index just past the container's last item.
+    end: u32,
+}
+
+impl<'v> Children<'v> {
+    /// No children.
+    pub fn empty(tape: &'v Tape<'v>) -> Self {
+        Children { tape, next: 0, end: 0 }
+    }
+
+    /// Just `value`, as the only element of a list (a GRAPH attribute's one graph).
+    pub fn one(value: Val<'v>) -> Self {
+        Children {
+            tape: value.tape,
+            next: value.at,
+            end: value.skip(),
+        }
+    }
+
+    /// The next array element.
+    pub fn next_value(&mut self) -> Option<Val<'v>> {
+        if self.next >= self.end {
+            return None;
+        }
+        let v = Val {
+            tape: self.tape,
+            at: self.next,
+        };
+        self.next = v.skip();
+        Some(v)
+    }
+
+    /// The next object member, without moving past it.
+    fn peek_member(&self) -> Option<(&'v str, Val<'v>)> {
+        if self.next >= self.end {
+            return None;
+        }
+        let v = Val {
+            tape: self.tape,
+            at: self.next + 1,
+        };
+        Some((self.tape.name(self.next), v))
+    }
+
+    /// Moves to the member at tape index `at` (one this list reached before).
+    pub fn skip_to(&mut self, at: u32) {
+        self.next = at.min(self.end);
+    }
+
+    /// The member `name` of the object these are the members of, looked for from this
+    /// position to the end and then from `first` (the object's first member) on; with the
+    /// position just past the member found. Readers that look members up in the order the
+    /// writer put them find each at the first try.
+    pub fn find(&self, first: u32, name: &str) -> Option<(Val<'v>, u32)> {
+        let mut at = Children {
+            next: self.next,
+            ..*self
+        };
+        let mut wrapped = false;
+        loop {
+            if at.next >= at.end {
+                if wrapped || first >= self.next {
+                    return None;
+                }
+                (at.next, at.end, wrapped) = (first, self.next, true);
+                continue;
+            }
+            if self.tape.name_is(at.next, name) {
+                let v = Val {
+                    tape: self.tape,
+                    at: at.next + 1,
+                };
+                return Some((v, v.skip()));
+            }
+            let (_, v) = at.peek_member()?;
+            at.next = v.skip();
+        }
+    }
+}
+
+impl<'v> Tape<'v> {
+    fn item(&self, at: u32) -> Option<&Item> {
+        self.items.get(wide(at))
+    }
+
+    fn escaped(&self, index: u32) -> &str {
+        self.escaped.get(wide(index)).map_or("", String::as_str)
+    }
+
+    /// The text of a string or name opening at `offset` and ending before `end`.
+    fn quoted(&self, offset: u32, end: u32) -> &str {
+        self.text
+            .get(wide(offset).saturating_add(1)..wide(end))
+            .unwrap_or_default()
+    }
+
+    fn name(&self, at: u32) -> &str {
+        match self.item(at) {
+            Some(&Item::Name { offset, end }) => self.quoted(offset, end),
+            Some(&Item::EscapedName { index }) => self.escaped(index),
+            _ => "",
+        }
+    }
+
+    /// True when the name at `at` is `name`; the length is compared first.
+    fn name_is(&self, at: u32, name: &str) -> bool {
+        match self.item(at) {
+            Some(&Item::Name { offset, end }) => {
+                wide(end.saturating_sub(offset)) == name.len().saturating_add(1)
+                    && self
+                        .text
+                        .as_bytes()
+                        .get(wide(offset).saturating_add(1)..wide(end))
+                        .is_some_and(|text| same(text, name.as_bytes()))
+            }
+            Some(&Item::EscapedName { index }) => self.escaped(index) == name,
+            _ => false,
+        }
+    }
+}
+
+impl<'v> Val<'v> {
+    /// The tape the value is on.
+    pub fn tape(&self) -> &'v Tape<'v> {
+        self.tape
+    }
+
+    fn item(&self) -> Option<&'v Item> {
+        self.tape.item(self.at)
+    }
+
+    /// The index just past this value (its next sibling, if any).
+    fn skip(&self) -> u32 {
+        match self.item() {
+            Some(Item::Object { end, .. } | Item::Array { end, .. }) => *end,
+            _ => self.at + 1,
+        }
+    }
+
+    /// Offset of the value's first byte in the manifest.
+    pub fn offset(&self) -> usize {
+        let offset = match self.item() {
+            Some(
+                Item::Object { offset, .. }
+                | Item::Array { offset, .. }
+                | Item::String { offset, .. }
+                | Item::EscapedString { offset, .. }
+                | Item::Number { offset, .. }
+                | Item::Literal { offset, .. },
+            ) => *offset,
+            _ => 0,
+        };
+        wide(offset)
+    }
+
+    /// The JSON type of the value.
+    pub fn json_type(&self) -> JsonType {
+        match self.item() {
+            Some(Item::Object { .. }) => JsonType::Object,
+            Some(Item::Array { .. }) => JsonType::Array,
+            Some(Item::String { .. } | Item::EscapedString { .. }) => JsonType::String,
+            Some(Item::Number { .. }) => JsonType::Number,
+            Some(Item::Literal { value: Some(_), .. }) => JsonType::Bool,
+            _ => JsonType::Null,
+        }
+    }
+
+    /// The [`name_bit`]s of an object's member names.
+    pub fn names(&self) -> u32 {
+        match self.item() {
+            Some(Item::Object { names, .. }) => *names,
+            _ => 0,
+        }
+    }
+
+    /// The members of an object, in document order.
+    pub fn members(&self) -> Option<Children<'v>> {
+        match self.item() {
+            Some(Item::Object { end, .. }) => Some(self.children(*end)),
+            _ => None,
+        }
+    }
+
+    /// The index of the first member (or element) of a container.
+    pub fn first(&self) -> u32 {
+        self.at + 1
+    }
+
+    /// The elements of an array and their number.
+    pub fn elements(&self) -> Option<(Children<'v>, usize)> {
+        match self.item() {
+            Some(Item::Array { end, len, .. }) => Some((self.children(*end), wide(*len))),
+            _ => None,
+        }
+    }
+
+    fn children(&self, end: u32) -> Children<'v> {
+        Children {
+            tape: self.tape,
+            next: self.at + 1,
+            end,
+        }
+    }
+
+    /// The member `name` of an object (names are unique, `spec/json.md` §5).
+    pub fn get(&self, name: &str) -> Option<Val<'v>> {
+        if self.names() & name_bit(name.as_bytes()) == 0 {
+            return None;
+        }
+        self.members()?.find(self.first(), name).map(|(v, _)| v)
+    }
+
+    /// Element `index` of an array (linear: only for locating a failure).
+    pub fn index(&self, index: usize) -> Option<Val<'v>> {
+        let (mut items, _) = self.elements()?;
+        for _ in 0..index {
+            items.next_value()?;
+        }
+        items.next_value()
+    }
+
+    /// The string, if this is a string.
+    pub fn as_str(&self) -> Option<&'v str> {
+        match self.item() {
+            Some(&Item::String { offset, end }) => Some(self.tape.quoted(offset, end)),
+            Some(&Item::EscapedString { index, .. }) => Some(self.tape.escaped(index)),
+            _ => None,
+        }
+    }
+
+    /// The number's lexeme, if this is a number.
+    pub fn lexeme(&self) -> Option<&'v str> {
+        match self.item() {
+            Some(&Item::Number { offset, end }) => self.tape.text.get(wide(offset)..wide(end)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tape(doc: &str) -> Tape<'_> {
+        Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap()
+    }
+
+    /// Containers skip exactly their contents, at every depth; offsets, counts, escaped
+    /// names and strings come out as the owned value has them.
+    #[test]
+    fn tape_agrees_with_the_owned_value() {
+        let doc = r#"{"a":[1,[2,3],{}],"b\u0041":{"c":"x\n","d":[],"e":{"f":[[],[7]]}},"g":[{"h":null,"i":true}]}"#;
+        let t = tape(doc);
+        let v = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
+        let root = t.root();
+        let a = root.get("a").unwrap();
+        assert_eq!(a.elements().unwrap().1, 3);
+        assert_eq!(a.index(1).unwrap().elements().unwrap().1, 2);
+        assert_eq!(a.index(2).unwrap().json_type(), JsonType::Object);
+        assert!(a.index(3).is_none());
+        let b = root.get("bA").unwrap();
+        assert_eq!(b.offset(), v.get("bA").unwrap().offset);
+        assert_eq!(b.get("c").unwrap().as_str(), Some("x\n"));
+        let f = b.get("e").unwrap().get("f").unwrap();
+        assert_eq!(
+            f.offset(),
+            v.get("bA").unwrap().get("e").unwrap().get("f").unwrap().offset
+        );
+        assert_eq!(f.index(1).unwrap().index(0).unwrap().lexeme(), Some("7"));
+        let g = root.get("g").unwrap().index(0).unwrap();
+        assert_eq!(g.get("h").unwrap().json_type(), JsonType::Null);
+        assert_eq!(g.get("i").unwrap().json_type(), JsonType::Bool);
+        assert!(root.get("b").is_none() && root.get("h").is_none());
+    }
+
+    /// The name filter never hides a member: escaped names set every bit, and a name whose
+    /// bit is absent is absent.
+    #[test]
+    fn name_filter_keeps_escaped_names() {
+        let t = tape(r#"{"\u0064oc":1,"name":2}"#);
+        let root = t.root();
+        assert_eq!(root.get("doc").unwrap().lexeme(), Some("1"));
+        assert_eq!(root.get("name").unwrap().lexeme(), Some("2"));
+        let plain = tape(r#"{"name":2}"#);
+        assert_eq!(plain.root().names(), name_bit(b"name"));
+        assert!(plain.root().get("doc").is_none());
+    }
+
+    /// A lookup that starts after a member finds it by wrapping around to the first member,
+    /// and reports where the next lookup should start.
+    #[test]
+    fn lookups_wrap_around() {
+        let t = tape(r#"{"a":1,"b":{"x":[1,2]},"c":3}"#);
+        let root = t.root();
+        let first = root.first();
+        let members = root.members().unwrap();
+        let (b, after_b) = members.find(first, "b").unwrap();
+        assert_eq!(b.get("x").unwrap().elements().unwrap().1, 2);
+        let mut rest = members;
+        rest.skip_to(after_b);
+        let (c, after_c) = rest.find(first, "c").unwrap();
+        assert_eq!(c.lexeme(), Some("3"));
+        rest.skip_to(after_c);
+        assert_eq!(rest.find(first, "a").unwrap().0.lexeme(), Some("1"));
+        assert_eq!(rest.find(first, "b").unwrap().1, after_b);
+        assert!(rest.find(first, "d").is_none());
+    }
+
+    /// JSON failures are the parser's, with its offsets.
+    #[test]
+    fn json_failures_are_the_parsers() {
+        for doc in [r#"{"a":1,"a":2}"#, r#"{"a":[1,}"#, "[1] x", r#"{"a":"\ud800"}"#] {
+            let tape_err = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap_err();
+            let value_err = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap_err();
+            assert_eq!(tape_err, value_err, "{doc}");
+        }
+    }
+}
