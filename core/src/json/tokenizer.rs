@@ -40,15 +40,22 @@ impl<'a> Str<'a> {
     }
 
     /// The string's value: borrowed when it has no escapes.
-    #[inline]
+    #[inline(always)]
     pub fn value(&self) -> Cow<'a, str> {
         if self.escaped {
-            let mut s = String::with_capacity(self.end.saturating_sub(self.start));
-            self.unescape_into(&mut s);
-            Cow::Owned(s)
+            Cow::Owned(self.unescaped())
         } else {
             Cow::Borrowed(self.raw())
         }
+    }
+
+    /// The value of a string with escapes, kept out of line so that [`Str::value`] of the
+    /// usual string inlines to a slice.
+    #[inline(never)]
+    fn unescaped(&self) -> String {
+        let mut s = String::with_capacity(self.end.saturating_sub(self.start));
+        self.unescape_into(&mut s);
+        s
     }
 
     /// Appends the string's value to `out` (`spec/json.md` §3.3).
