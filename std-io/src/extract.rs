@@ -14,6 +14,7 @@ use modelgate_core::tar::{Discard, EntrySink, Failure};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread;
 
 /// Bytes read from the package per step (§6.2): memory stays a few chunks.
@@ -56,15 +57,30 @@ pub const HANDOFF_BUFFER: usize = 128 * 1024;
 /// How many [`HANDOFF_BUFFER`]s exist (§6.2): 512 KiB of decoded bytes in flight at most.
 pub const HANDOFF_BUFFERS: usize = 4;
 
+/// Compressed chunks read ahead of the inflating thread (§6.2).
+const READ_AHEAD: usize = 4;
+
 /// How the inflating thread ended: the whole file decoded, or why it stopped.
 type Decoded = Result<(), ExtractError>;
 
+/// What the calling thread hands the inflating thread.
+enum Input {
+    /// The next chunk of the file (never empty).
+    Bytes(Vec<u8>),
+    /// The file ended.
+    End,
+    /// Reading failed: the inflating thread ends the stream with this error after the bytes
+    /// decoded before it, as the one-thread reader stops reading there.
+    Failed(io::Error),
+}
+
 /// Streams the package (`len` bytes) through the reader into `sink`, chunk by chunk
-/// (§6.2), reporting the compressed bytes read to `progress`. The compressed half
-/// ([`MpkInflate`]) runs on a second thread and hands the decoded tar stream over in order
-/// ([`handoff`]); the tar half ([`MpkEntries`]) and the sink run on this one. Every byte
-/// decoded before a failure of the first half is consumed before that failure is
-/// reported, so the outcome is the one-thread [`modelgate_core::mpk::MpkReader`]'s.
+/// (§6.2), reporting the compressed bytes decoded to `progress`. The compressed half
+/// ([`MpkInflate`]) runs on a second thread, which does nothing else: this thread reads the
+/// file and hands it the chunks, and it hands the decoded tar stream back in order
+/// ([`handoff`]) to the tar half ([`MpkEntries`]) and the sink, here. Every byte decoded
+/// before a failure of the first half is consumed before that failure is reported, so the
+/// outcome is the one-thread [`modelgate_core::mpk::MpkReader`]'s.
 fn run<S: EntrySink>(
     (file, len): (File, u64),
     limits: MpkLimits,
@@ -75,13 +91,19 @@ where
     ExtractError: From<S::Error>,
 {
     let (producer, consumer) = handoff::channel(HANDOFF_BUFFERS, HANDOFF_BUFFER);
+    let (to_inflate, input) = sync_channel(READ_AHEAD.saturating_add(1));
     thread::scope(|scope| {
         let inflating = thread::Builder::new()
             .name("modelgate-inflate".into())
-            .spawn_scoped(scope, move || inflate(file, &limits, producer))?;
-        let result = entries(&consumer, limits, sink, progress, len);
+            .spawn_scoped(scope, move || inflate(&input, &limits, producer))?;
+        let mut pass = Pass {
+            file,
+            to_inflate,
+            ended: false,
+        };
+        let result = pass.entries(&consumer, limits, sink, progress, len);
         // Unblocks the inflating thread if this side stopped first.
-        drop(consumer);
+        drop((pass, consumer));
         match inflating.join() {
             Ok(()) => result,
             Err(_) => Err(io::Error::other("the inflating thread stopped").into()),
@@ -89,26 +111,24 @@ where
     })
 }
 
-/// The inflating thread: reads the file in [`CHUNK`]s and decodes it into `out`, then ends
-/// the stream with the outcome. Returns early, silently, when the other side went away.
-fn inflate(mut file: File, limits: &MpkLimits, mut out: handoff::Producer<Decoded>) {
+/// The inflating thread: decodes the chunks it is given into `out`, in order, giving each
+/// back when done, then ends the stream with the outcome. Returns early, silently, when the
+/// other side went away.
+fn inflate(input: &Receiver<Input>, limits: &MpkLimits, mut out: handoff::Producer<Decoded>) {
     let mut inflate = MpkInflate::new(limits);
-    let mut buf = vec![0u8; CHUNK];
-    let mut done = 0u64;
     let outcome = loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break inflate.finish().map_err(ExtractError::from),
-            Ok(n) => n,
-            Err(e) => break Err(e.into()),
+        let chunk = match input.recv() {
+            Ok(Input::Bytes(chunk)) => chunk,
+            Ok(Input::End) => break inflate.finish().map_err(ExtractError::from),
+            Ok(Input::Failed(e)) => break Err(e.into()),
+            Err(_) => return,
         };
-        done = done.saturating_add(n as u64);
-        let input = buf.get(..n).unwrap_or_default();
-        match inflate.feed(input, |chunk| out.write(chunk).map_err(Failure::Sink)) {
+        match inflate.feed(&chunk, |decoded| out.write(decoded).map_err(Failure::Sink)) {
             Ok(()) => {}
             Err(Failure::Rejected(e)) => break Err(e.into()),
             Err(Failure::Sink(handoff::Closed)) => return,
         }
-        if out.progress(done).is_err() {
+        if out.consumed(chunk).is_err() {
             return;
         }
     };
@@ -116,35 +136,77 @@ fn inflate(mut file: File, limits: &MpkLimits, mut out: handoff::Producer<Decode
     let _ = out.end(outcome);
 }
 
-/// The tar thread: feeds the decoded stream to the tar half and `sink`, in order, until the
-/// inflating thread's outcome; then the whole-package rules.
-fn entries<S: EntrySink>(
-    from: &handoff::Consumer<Decoded>,
-    limits: MpkLimits,
-    sink: &mut S,
-    progress: Progress<'_>,
-    len: u64,
-) -> Result<Package, ExtractError>
-where
-    ExtractError: From<S::Error>,
-{
-    let mut entries = MpkEntries::new(limits, Registry::DEFAULT, crate::hash_key());
-    loop {
-        match from.next() {
-            Some(handoff::Item::Data(chunk)) => {
-                match entries.feed(&chunk, sink) {
-                    Ok(()) => {}
-                    Err(Failure::Rejected(e)) => return Err(e.into()),
-                    Err(Failure::Sink(e)) => return Err(e.into()),
+/// The calling thread's side of the pass: the file, read [`READ_AHEAD`] chunks ahead of
+/// the inflating thread.
+struct Pass {
+    file: File,
+    to_inflate: SyncSender<Input>,
+    /// The file's end, or a read error, was handed over.
+    ended: bool,
+}
+
+impl Pass {
+    /// Reads the next chunk into `buf` and hands it over, or the end of the file, or the
+    /// read error; nothing after the end or an error.
+    fn refill(&mut self, mut buf: Vec<u8>) {
+        if self.ended {
+            return;
+        }
+        buf.resize(CHUNK, 0);
+        let item = match self.file.read(&mut buf) {
+            Ok(n) if n > 0 => {
+                buf.truncate(n);
+                Input::Bytes(buf)
+            }
+            Ok(_) => Input::End,
+            Err(e) => Input::Failed(e),
+        };
+        self.ended = !matches!(item, Input::Bytes(_));
+        if self.to_inflate.send(item).is_err() {
+            // The inflating thread stopped early (a rejection): its outcome is in the queue.
+            self.ended = true;
+        }
+    }
+
+    /// Feeds the decoded stream to the tar half and `sink`, in order, until the inflating
+    /// thread's outcome; then the whole-package rules.
+    fn entries<S: EntrySink>(
+        &mut self,
+        from: &handoff::Consumer<Decoded>,
+        limits: MpkLimits,
+        sink: &mut S,
+        progress: Progress<'_>,
+        len: u64,
+    ) -> Result<Package, ExtractError>
+    where
+        ExtractError: From<S::Error>,
+    {
+        let mut entries = MpkEntries::new(limits, Registry::DEFAULT, crate::hash_key());
+        for _ in 0..READ_AHEAD {
+            self.refill(Vec::with_capacity(CHUNK));
+        }
+        let mut done = 0u64;
+        loop {
+            match from.next() {
+                Some(handoff::Item::Data(chunk)) => {
+                    match entries.feed(&chunk, sink) {
+                        Ok(()) => {}
+                        Err(Failure::Rejected(e)) => return Err(e.into()),
+                        Err(Failure::Sink(e)) => return Err(e.into()),
+                    }
+                    from.recycle(chunk);
                 }
-                from.recycle(chunk);
+                Some(handoff::Item::Consumed(buf)) => {
+                    done = done.saturating_add(buf.len() as u64);
+                    progress(done, len.max(done));
+                    self.refill(buf);
+                }
+                Some(handoff::Item::End(outcome)) => {
+                    outcome?;
+                    return Ok(entries.finish()?);
+                }
+                None => return Err(io::Error::other("the inflating thread stopped").into()),
             }
-            Some(handoff::Item::Progress(done)) => progress(done, len.max(done)),
-            Some(handoff::Item::End(outcome)) => {
-                outcome?;
-                return Ok(entries.finish()?);
-            }
-            None => return Err(io::Error::other("the inflating thread stopped").into()),
         }
     }
 }

@@ -2,7 +2,8 @@
 //! §6.2): the decoding thread appends bytes to a buffer from a fixed pool and hands full
 //! buffers over; the consuming thread processes them in order and gives them back. Memory
 //! is the pool, whatever the stream's length, and the decoding thread waits when every
-//! buffer is in use. The stream ends with one final value (the decoder's outcome).
+//! buffer is in use. In the same order, the decoding thread gives back each input buffer
+//! it is done with, and ends the stream with one final value (the decoder's outcome).
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
@@ -10,13 +11,14 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 pub enum Item<T> {
     /// Decoded bytes (never empty).
     Data(Vec<u8>),
-    /// A progress value of the decoding side (input consumed so far).
-    Progress(u64),
+    /// An input buffer the decoding side is done with, given back: its decoded bytes
+    /// were handed over before, or are still buffered and follow.
+    Consumed(Vec<u8>),
     /// The end of the stream: nothing follows.
     End(T),
 }
 
-/// Items that may wait in the queue: every buffer of the pool and some progress values.
+/// Items that may wait in the queue: every buffer of the pool and some input buffers.
 fn queue_len(buffers: usize) -> usize {
     buffers.saturating_add(64)
 }
@@ -64,10 +66,9 @@ pub fn channel<T>(buffers: usize, size: usize) -> (Producer<T>, Consumer<T>) {
 }
 
 impl<T> Producer<T> {
-    /// Hands over a progress value; it arrives after every byte written before it that
-    /// was handed over already (bytes still buffered follow it).
-    pub fn progress(&mut self, value: u64) -> Result<(), Closed> {
-        self.data.send(Item::Progress(value)).map_err(|_| Closed)
+    /// Gives an input buffer back (see [`Item::Consumed`]).
+    pub fn consumed(&mut self, input: Vec<u8>) -> Result<(), Closed> {
+        self.data.send(Item::Consumed(input)).map_err(|_| Closed)
     }
 
     /// Appends `bytes`, handing each buffer over as it fills; waits for a free buffer
@@ -133,7 +134,7 @@ mod tests {
         let writer = std::thread::spawn(move || {
             for (i, piece) in [&b"abc"[..], b"defgh", b"", b"ij"].into_iter().enumerate() {
                 p.write(piece).unwrap();
-                p.progress(i as u64).unwrap();
+                p.consumed(vec![0; i]).unwrap();
             }
             p.end("done").unwrap();
         });
@@ -146,13 +147,13 @@ mod tests {
                     got.extend_from_slice(&buf);
                     c.recycle(buf);
                 }
-                Item::Progress(v) => items.push(format!("p{v}")),
+                Item::Consumed(v) => items.push(format!("c{}", v.len())),
                 Item::End(v) => break v,
             }
         };
         writer.join().unwrap();
         assert_eq!(got, b"abcdefghij");
-        assert_eq!(items, ["p0", "4", "4", "p1", "p2", "p3", "2"]);
+        assert_eq!(items, ["c0", "4", "4", "c1", "c2", "c3", "2"]);
         assert_eq!(end, "done");
     }
 
