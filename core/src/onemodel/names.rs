@@ -3,7 +3,8 @@
 //! undefined names, unknown opset domains, declared types from `value_info`, and the stable
 //! dependency order of nodes with cycles rejected.
 //!
-//! O(n log n) in the number of names and nodes: ordered maps per graph, a scope chain no
+//! O(n log n) in the number of names and nodes: each graph's definitions sorted once
+//! (`names/defs.rs`) and found by binary search, a scope chain no
 //! deeper than the nesting limit, and Kahn's algorithm with a min-heap keyed by file
 //! position (so nodes already in order keep their positions). Two phases: the first only
 //! reads the model and records each graph's order; the second applies the orders in the
@@ -12,11 +13,15 @@
 use super::error::{Error, ErrorKind, manifest_offset};
 use super::manifest::{Seg, Val, locate, normal_domain, render};
 use super::model::{AttrValue, Attribute, Function, Graph, Model, Node, TypedName};
-use alloc::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use alloc::collections::{BTreeSet, BinaryHeap};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+use defs::{At, Collect, Defs};
+
+mod defs;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Def {
     Input,
     Value,
@@ -27,7 +32,7 @@ enum Def {
 const NO_NODE: usize = usize::MAX;
 
 struct Frame<'m> {
-    defs: BTreeMap<&'m str, Def>,
+    defs: Defs<'m>,
     /// (producer, consumer) node pairs within this frame's graph.
     edges: Vec<(usize, usize)>,
     /// The node of this graph whose inputs or subgraphs are being resolved.
@@ -105,26 +110,12 @@ impl<'m> Resolver<'m, '_> {
         Error::at_path(ErrorKind::Malformed, render(&segs), offset, message)
     }
 
-    fn define(&self, defs: &mut BTreeMap<&'m str, Def>, name: &'m str, def: Def, at: &[Seg]) -> R<()> {
-        if defs.insert(name, def).is_some() {
-            return Err(self.error(at, "name defined twice in one graph"));
-        }
-        Ok(())
-    }
-
-    /// Initializers and sparse initializers: attach to a same-named input once, else define.
-    fn define_initializer(
-        &self,
-        defs: &mut BTreeMap<&'m str, Def>,
-        attached: &mut BTreeSet<&'m str>,
-        name: &'m str,
-        at: &[Seg],
-    ) -> R<()> {
-        match defs.get(name) {
-            Some(Def::Input) if attached.insert(name) => Ok(()),
-            Some(_) => Err(self.error(at, "name defined twice in one graph")),
-            None => self.define(defs, name, Def::Value, at),
-        }
+    /// Sorts a graph's definitions (§3.1 rule 1); a second definition of a name is
+    /// Malformed at the first such definition.
+    fn defined(&self, collect: Collect<'m>) -> R<Defs<'m>> {
+        collect
+            .finish()
+            .map_err(|at| self.error(&at.segs(), "name defined twice in one graph"))
     }
 
     /// Finds `name` from the innermost graph outwards; a node output adds a dependency of
@@ -132,7 +123,7 @@ impl<'m> Resolver<'m, '_> {
     fn lookup(&mut self, name: &str) -> bool {
         for frame in self.frames.iter_mut().rev() {
             if let Some(def) = frame.defs.get(name) {
-                if let (Def::Node(k), true) = (*def, frame.current != NO_NODE) {
+                if let (Def::Node(k), true) = (def, frame.current != NO_NODE) {
                     frame.edges.push((k, frame.current));
                 }
                 return true;
@@ -141,16 +132,14 @@ impl<'m> Resolver<'m, '_> {
         false
     }
 
-    fn node_outputs(&self, defs: &mut BTreeMap<&'m str, Def>, nodes: &'m [Node<'_>]) -> R<()> {
+    fn node_outputs(defs: &mut Collect<'m>, nodes: &'m [Node<'_>]) {
         for (i, n) in nodes.iter().enumerate() {
             for (j, o) in n.outputs.iter().enumerate() {
                 if !o.is_empty() {
-                    let at = [Seg::Name("nodes"), Seg::Index(i), Seg::Name("outputs"), Seg::Index(j)];
-                    self.define(defs, o, Def::Node(i), &at)?;
+                    defs.define(o, Def::Node(i), At::Output(i, j));
                 }
             }
         }
-        Ok(())
     }
 
     /// Runs tasks until none is left.
@@ -174,30 +163,18 @@ impl<'m> Resolver<'m, '_> {
     /// Defines a graph's inputs, initializers and node outputs and opens its scope (§3.1
     /// rule 1).
     fn open(&mut self, g: &'m Graph<'_>) -> R<()> {
-        let mut defs = BTreeMap::new();
+        let mut defs = Collect::default();
         for (i, t) in g.inputs.iter().enumerate() {
-            self.define(
-                &mut defs,
-                &t.name,
-                Def::Input,
-                &[Seg::Name("inputs"), Seg::Index(i), Seg::Name("name")],
-            )?;
+            defs.define(&t.name, Def::Input, At::Input(i));
         }
-        let mut attached = BTreeSet::new();
         for (i, t) in g.initializers.iter().enumerate() {
-            let at = [Seg::Name("initializers"), Seg::Index(i), Seg::Name("name")];
-            self.define_initializer(&mut defs, &mut attached, &t.name, &at)?;
+            defs.define(&t.name, Def::Value, At::Initializer(i));
         }
         for (i, s) in g.sparse_initializers.iter().enumerate() {
-            let at = [
-                Seg::Name("sparse_initializers"),
-                Seg::Index(i),
-                Seg::Name("values"),
-                Seg::Name("name"),
-            ];
-            self.define_initializer(&mut defs, &mut attached, &s.values.name, &at)?;
+            defs.define(&s.values.name, Def::Value, At::Sparse(i));
         }
-        self.node_outputs(&mut defs, &g.nodes)?;
+        Self::node_outputs(&mut defs, &g.nodes);
+        let defs = self.defined(defs)?;
         self.frames.push(Frame {
             defs,
             edges: Vec::new(),
@@ -226,11 +203,12 @@ impl<'m> Resolver<'m, '_> {
         let mut domains = self.model_domains.clone();
         domains.extend(f.opsets.iter().map(|o| normal_domain(&o.domain)));
         self.fn_domains = Some(domains);
-        let mut defs = BTreeMap::new();
+        let mut defs = Collect::default();
         for (i, name) in f.inputs.iter().enumerate() {
-            self.define(&mut defs, name, Def::Input, &[Seg::Name("inputs"), Seg::Index(i)])?;
+            defs.define(name, Def::Input, At::FunctionInput(i));
         }
-        self.node_outputs(&mut defs, &f.nodes)?;
+        Self::node_outputs(&mut defs, &f.nodes);
+        let defs = self.defined(defs)?;
         self.frames.push(Frame {
             defs,
             edges: Vec::new(),
