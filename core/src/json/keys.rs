@@ -13,15 +13,22 @@ use alloc::vec::Vec;
 /// Members an object may have before it switches from direct comparison to hashing.
 pub const SMALL: usize = 16;
 
+/// A name as a range: of the input, or (offset by the input's length, so one range type
+/// serves both) of the arena holding unescaped names. 24 bytes, written once per name.
 #[derive(Clone, Copy)]
 struct Name {
-    in_arena: bool,
     start: usize,
     end: usize,
     /// The first eight bytes, zero-padded: most unequal names differ here or in length,
     /// so the bytes themselves are compared only when both agree.
     head: u64,
+}
+
+/// A hash-table slot: the name's SipHash and its index in `names` plus one (0: empty).
+#[derive(Clone, Copy, Default)]
+struct Slot {
     hash: u64,
+    index: u32,
 }
 
 impl Name {
@@ -80,8 +87,8 @@ pub struct NameSets {
     top: Frame,
     outer: Vec<Frame>,
     arena: Vec<u8>,
-    tables: Vec<Vec<u32>>,
-    spare: Vec<Vec<u32>>,
+    tables: Vec<Vec<Slot>>,
+    spare: Vec<Vec<Slot>>,
     key: [u64; 2],
 }
 
@@ -131,23 +138,20 @@ impl NameSets {
     /// Returns false when an equal name is already there.
     #[inline(always)]
     pub fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
+        let arena_start = self.arena.len();
         let name = match unescaped {
             None => Name {
-                in_arena: false,
                 start: raw.0,
                 end: raw.1,
                 head: head_at(input, raw.0, raw.1),
-                hash: 0,
             },
             Some(bytes) => {
-                let start = self.arena.len();
                 self.arena.extend_from_slice(bytes);
+                // Input and arena are both in memory, so their lengths cannot overflow.
                 Name {
-                    in_arena: true,
-                    start,
-                    end: self.arena.len(),
+                    start: input.len().saturating_add(arena_start),
+                    end: input.len().saturating_add(self.arena.len()),
                     head: head_of(bytes),
-                    hash: 0,
                 }
             }
         };
@@ -159,15 +163,19 @@ impl NameSets {
             }
             self.insert_hashed(input, name)
         };
-        if !fresh && name.in_arena {
-            self.arena.truncate(name.start);
+        if !fresh {
+            self.arena.truncate(arena_start);
         }
         fresh
     }
 
     fn bytes<'s>(&'s self, input: &'s [u8], n: &Name) -> &'s [u8] {
-        let src = if n.in_arena { self.arena.as_slice() } else { input };
-        src.get(n.start..n.end).unwrap_or_default()
+        // A name in the input ends before its closing quote, so it starts below the length.
+        match n.start.checked_sub(input.len()) {
+            None => input.get(n.start..n.end),
+            Some(start) => self.arena.get(start..n.end.saturating_sub(input.len())),
+        }
+        .unwrap_or_default()
     }
 
     #[inline(always)]
@@ -196,65 +204,56 @@ impl NameSets {
         let first = self.top.first;
         let mut table = self.spare.pop().unwrap_or_default();
         table.clear();
-        table.resize(SMALL * 4, 0);
-        for i in first..self.names.len() {
-            if let Some(n) = self.names.get(i).copied() {
-                let h = siphash13(self.key, self.bytes(input, &n));
-                if let Some(slot) = self.names.get_mut(i) {
-                    slot.hash = h;
-                }
-                place(&mut table, h, i);
-            }
+        table.resize(SMALL * 4, Slot::default());
+        for (i, n) in self.names.iter().enumerate().skip(first) {
+            place(&mut table, siphash13(self.key, self.bytes(input, n)), i);
         }
         self.tables.push(table);
         self.top.hashed = true;
         self.top.scan_end = 0;
     }
 
-    fn insert_hashed(&mut self, input: &[u8], mut name: Name) -> bool {
-        name.hash = siphash13(self.key, self.bytes(input, &name));
+    fn insert_hashed(&mut self, input: &[u8], name: Name) -> bool {
+        let new = self.bytes(input, &name);
+        let hash = siphash13(self.key, new);
         let Some(table) = self.tables.last() else {
             return true;
         };
         let mask = table.len().saturating_sub(1);
-        let mut slot = hash_slot(name.hash, mask);
-        let new = self.bytes(input, &name);
+        let mut slot = hash_slot(hash, mask);
         // Linear probing over a table at most half full: the probe ends at an empty slot.
         while let Some(&entry) = table.get(slot) {
-            let Some(index) = usize::try_from(entry).ok().and_then(|e| e.checked_sub(1)) else {
+            let Some(index) = usize::try_from(entry.index).ok().and_then(|e| e.checked_sub(1)) else {
                 break;
             };
-            if let Some(old) = self.names.get(index)
-                && old.hash == name.hash
-                && self.bytes(input, old) == new
-            {
+            if entry.hash == hash && self.names.get(index).is_some_and(|old| self.bytes(input, old) == new) {
                 return false;
             }
             slot = (slot + 1) & mask;
         }
         let index = self.names.len();
         self.names.push(name);
-        self.grow_if_needed(index);
+        self.grow_if_needed(hash, index);
         true
     }
 
-    /// Places name `index` and doubles the table when it would be more than half full.
-    fn grow_if_needed(&mut self, index: usize) {
-        let first = self.top.first;
-        let members = self.names.len().saturating_sub(first);
+    /// Places name `index` and doubles the table when it would be more than half full,
+    /// re-placing the slots from the hashes they hold.
+    fn grow_if_needed(&mut self, hash: u64, index: usize) {
+        let members = self.names.len().saturating_sub(self.top.first);
         let Some(table) = self.tables.last_mut() else {
             return;
         };
         if members.saturating_mul(2) > table.len() {
+            let old: Vec<Slot> = table.iter().copied().filter(|s| s.index != 0).collect();
             let len = table.len().saturating_mul(2);
             table.clear();
-            table.resize(len, 0);
-            for (i, n) in self.names.iter().enumerate().skip(first) {
-                place(table, n.hash, i);
+            table.resize(len, Slot::default());
+            for s in old {
+                place_slot(table, s);
             }
-        } else if let Some(n) = self.names.get(index) {
-            place(table, n.hash, index);
         }
+        place(table, hash, index);
     }
 }
 
@@ -265,15 +264,19 @@ fn hash_slot(hash: u64, mask: usize) -> usize {
 }
 
 /// Stores name index `index` (plus one, so zero means empty) at its first free slot.
-fn place(table: &mut [u32], hash: u64, index: usize) {
+fn place(table: &mut [Slot], hash: u64, index: usize) {
+    // Indices fit: inputs are at most `MAX_INPUT` (u32::MAX) bytes.
+    if let Ok(index) = u32::try_from(index.saturating_add(1)) {
+        place_slot(table, Slot { hash, index });
+    }
+}
+
+fn place_slot(table: &mut [Slot], new: Slot) {
     let mask = table.len().saturating_sub(1);
-    let mut slot = hash_slot(hash, mask);
-    let Ok(value) = u32::try_from(index.saturating_add(1)) else {
-        return;
-    };
+    let mut slot = hash_slot(new.hash, mask);
     while let Some(entry) = table.get_mut(slot) {
-        if *entry == 0 {
-            *entry = value;
+        if entry.index == 0 {
+            *entry = new;
             return;
         }
         slot = (slot + 1) & mask;
@@ -292,6 +295,16 @@ mod tests {
         *state ^= *state >> 7;
         *state ^= *state << 17;
         *state
+    }
+
+    /// Inserts the name at `range` of `input`, every third time (by `k`) as if it had had
+    /// escapes, so that it is held in the arena; the set must not care where a name lives.
+    fn insert(sets: &mut NameSets, input: &[u8], range: (usize, usize), k: usize) -> bool {
+        if k.is_multiple_of(3) {
+            sets.insert(input, (0, 0), Some(input.get(range.0..range.1).unwrap_or_default()))
+        } else {
+            sets.insert(input, range, None)
+        }
     }
 
     /// NameSets agrees with a plain set per object for names of every length around the
@@ -326,14 +339,14 @@ mod tests {
                 2
             };
             let (outer_first, inner) = ranges.split_at(outer_count);
-            for &(s, e) in outer_first {
-                let fresh = sets.insert(&input, (s, e), None);
+            for (k, &(s, e)) in outer_first.iter().enumerate() {
+                let fresh = insert(&mut sets, &input, (s, e), k);
                 assert_eq!(fresh, outer_reference.insert(input.get(s..e).unwrap_or_default()));
             }
             sets.open();
             let mut reference = BTreeSet::new();
-            for &(s, e) in inner {
-                let fresh = sets.insert(&input, (s, e), None);
+            for (k, &(s, e)) in inner.iter().enumerate() {
+                let fresh = insert(&mut sets, &input, (s, e), k + usize::try_from(round).unwrap_or(0));
                 assert_eq!(
                     fresh,
                     reference.insert(input.get(s..e).unwrap_or_default()),
@@ -341,9 +354,9 @@ mod tests {
                 );
             }
             sets.close();
-            for &(s, e) in outer_first {
+            for (k, &(s, e)) in outer_first.iter().enumerate() {
                 assert!(
-                    !sets.insert(&input, (s, e), None),
+                    !insert(&mut sets, &input, (s, e), k + 1),
                     "outer names survive the inner close"
                 );
             }
