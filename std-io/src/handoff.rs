@@ -33,6 +33,8 @@ pub struct Producer<T> {
     free: Receiver<Vec<u8>>,
     buf: Option<Vec<u8>>,
     size: usize,
+    /// Buffers not made yet: the pool grows to its size only when the stream needs it.
+    unmade: usize,
 }
 
 /// The consuming side.
@@ -46,15 +48,12 @@ pub fn channel<T>(buffers: usize, size: usize) -> (Producer<T>, Consumer<T>) {
     let buffers = buffers.max(1);
     let (data_tx, data_rx) = sync_channel(queue_len(buffers));
     let (free_tx, free_rx) = sync_channel(buffers);
-    for _ in 0..buffers {
-        // Cannot fail: the channel holds `buffers` items and its receiver is alive.
-        let _ = free_tx.try_send(Vec::with_capacity(size));
-    }
     let producer = Producer {
         data: data_tx,
         free: free_rx,
         buf: None,
         size: size.max(1),
+        unmade: buffers,
     };
     (
         producer,
@@ -75,9 +74,12 @@ impl<T> Producer<T> {
     /// when all are in use.
     pub fn write(&mut self, mut bytes: &[u8]) -> Result<(), Closed> {
         while !bytes.is_empty() {
-            let buf = match self.buf.as_mut() {
-                Some(buf) => buf,
-                None => self.buf.insert(self.free.recv().map_err(|_| Closed)?),
+            let buf = match self.buf.take() {
+                Some(buf) => self.buf.insert(buf),
+                None => {
+                    let fresh = self.free_buffer()?;
+                    self.buf.insert(fresh)
+                }
             };
             let take = self.size.saturating_sub(buf.len()).min(bytes.len());
             let (now, later) = bytes.split_at(take);
@@ -88,6 +90,19 @@ impl<T> Producer<T> {
             }
         }
         Ok(())
+    }
+
+    /// A buffer given back, else a new one while the pool is not full, else the next one
+    /// given back.
+    fn free_buffer(&mut self) -> Result<Vec<u8>, Closed> {
+        if let Ok(buf) = self.free.try_recv() {
+            return Ok(buf);
+        }
+        if self.unmade > 0 {
+            self.unmade -= 1;
+            return Ok(Vec::with_capacity(self.size));
+        }
+        self.free.recv().map_err(|_| Closed)
     }
 
     /// Hands over the bytes buffered so far, if any.
