@@ -147,6 +147,19 @@ impl<'a> Parser<'a> {
     /// Checks the size limit, the byte-order mark and UTF-8 well-formedness
     /// (`spec/json.md` §1, §6), then returns a parser positioned before the first token.
     pub fn new(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        let mut parser = Parser::deferred_utf8(input, limits)?;
+        parser.text = utf8::validate(input)?;
+        parser.utf8_until = input.len();
+        Ok(parser)
+    }
+
+    /// A parser for [`Parser::skip_to_end`] only, which checks UTF-8 inside strings as it
+    /// reads them instead of over the whole input first, so each byte is read once. Every
+    /// non-ASCII byte of an accepted document is inside a string, so acceptance is the
+    /// same; on rejection the caller must let an ill-formed sequence anywhere in the input
+    /// take precedence, as [`Parser::new`] would have ([`super::validate_keyed`] does).
+    /// Until [`Parser::new`] sets its text, the tokens' text is empty.
+    pub(super) fn deferred_utf8(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
         let max = limits.max_bytes.min(MAX_INPUT);
         if input.len() > max {
             return Err(Error::new(Reason::TooLarge, max));
@@ -155,14 +168,9 @@ impl<'a> Parser<'a> {
         if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
             return Err(Error::new(Reason::ByteOrderMark, 0));
         }
-        let text = utf8::validate(input)?;
-        Ok(Parser::over(input, text, limits, input.len()))
-    }
-
-    fn over(bytes: &'a [u8], text: &'a str, limits: Limits, utf8_until: usize) -> Self {
-        Parser {
-            bytes,
-            text,
+        Ok(Parser {
+            bytes: input,
+            text: "",
             pos: 0,
             open: Vec::new(),
             state: State::Start,
@@ -170,25 +178,8 @@ impl<'a> Parser<'a> {
             names: NameSets::new(DEFAULT_HASH_KEY),
             max_depth: limits.max_depth,
             scratch: String::new(),
-            utf8_until,
-        }
-    }
-
-    /// A parser for [`Parser::skip_to_end`] only, which checks UTF-8 inside strings as it
-    /// reads them instead of over the whole input first, so each byte is read once. Every
-    /// non-ASCII byte of an accepted document is inside a string, so acceptance is the
-    /// same; on rejection the caller must let an ill-formed sequence anywhere in the input
-    /// take precedence, as [`Parser::new`] would have ([`super::validate_keyed`] does).
-    /// Its events carry no text, so it hands out none.
-    pub(super) fn deferred_utf8(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
-        let max = limits.max_bytes.min(MAX_INPUT);
-        if input.len() > max {
-            return Err(Error::new(Reason::TooLarge, max));
-        }
-        if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            return Err(Error::new(Reason::ByteOrderMark, 0));
-        }
-        Ok(Parser::over(input, "", limits, 0))
+            utf8_until: 0,
+        })
     }
 
     /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5).
