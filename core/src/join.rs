@@ -14,6 +14,12 @@ pub trait Join {
         0
     }
 
+    /// True when the two halves really run at the same time, so a reader may plan for two
+    /// workers (`spec/mlbundle.md` §12.0); `false` for [`Serial`].
+    fn parallel(&self) -> bool {
+        false
+    }
+
     /// Runs `a` and `b` (in any order, or at the same time) and returns `(a(), b())`. Both
     /// are run exactly once, whatever happens.
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B);

@@ -73,10 +73,17 @@ fn heap_bound(data: &[u8], limits: &ArchiveLimits) -> (u64, u64) {
 }
 
 /// A join that runs the second half first, so that its failures are recorded before the
-/// first half starts: the order a second thread may take.
-struct Reversed;
+/// first half starts: the order a second thread may take. With `parallel` set the reader
+/// may choose its split plan (`spec/mlbundle.md` §12.0).
+struct Reversed {
+    parallel: bool,
+}
 
 impl Join for Reversed {
+    fn parallel(&self) -> bool {
+        self.parallel
+    }
+
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
         let second = b();
         (a(), second)
@@ -107,7 +114,9 @@ fuzz_target!(|data: &[u8]| {
         heap.largest as u64 <= largest && heap.peak as u64 <= peak,
         "heap {heap:?} over the bound (largest {largest}, peak {peak})"
     );
-    assert_same(&read, &read_container_with(data, &limits, &Reversed));
+    for parallel in [false, true] {
+        assert_same(&read, &read_container_with(data, &limits, &Reversed { parallel }));
+    }
     let view = inspect(data, &limits);
     assert_eq!(read.is_ok(), view.is_ok());
     let lowered = limits.with(Limit::Ratio, 50).unwrap();

@@ -1,22 +1,33 @@
-//! The member work of `read_container` (`spec/mlbundle.md` §4, §8.1, §12.0): reading every
-//! member but the manifest and checking the JSON members, split into two groups that a
-//! [`Join`] may run at the same time. The groups only fill in results; `read_container`
-//! reports them in the serial order, so the outcome never depends on the join.
+//! The member work of `read_container` (`spec/mlbundle.md` §4, §7, §8.1, §12.0): reading
+//! every member but the manifest, hashing it and checking the JSON members, split into two
+//! groups that a [`Join`] may run at the same time. The groups only fill in results;
+//! `read_container` reports them in the serial order, so the outcome never depends on the
+//! join or the plan.
 //!
 //! A task's rank is its place in the serial order: the reads in fixed member order (§4.1),
 //! then the JSON checks (§8). Each group runs its tasks in rank order and stops at its first
 //! failure; a failure also stops the other group before any task ranked after it. A task
 //! skipped this way can only be needed after a failure of lower rank, which is reported
 //! first; [`Outcomes`] leaves such a task to the caller, which then runs it itself.
+//!
+//! There are two plans (§12.0). The fused plan is one join: each read computes its SHA-256
+//! in the same pass as its CRC-32, and a deflated JSON member is checked after its read in
+//! the same group. The split plan is two joins: first every read with its CRC-32 only, then
+//! the SHA-256 of every member and the JSON checks, each on whichever side is lighter. A
+//! join whose halves run at the same time gets the split plan when its estimated time is
+//! shorter (two deflated members of similar size, one of them JSON: the SHA-256 of the
+//! bytes one side inflated runs beside the other side's JSON check); any other join gets
+//! the fused plan, which touches each byte once.
 
 use super::declaration::check_member;
 use super::error::Error;
 use super::limits::ArchiveLimits;
 use super::names::{ALL, MemberName};
+use crate::digest::sha256;
 use crate::join::Join;
 use crate::json::Value;
 use crate::zip::header::STORED;
-use crate::zip::{Archive, Entry, read_member, stored_data};
+use crate::zip::{Archive, Entry, read_member, read_member_with, stored_data};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,34 +38,47 @@ pub type ReadResult = Result<(Vec<u8>, [u8; 32]), Error>;
 /// for `structure.json`, or the error.
 pub type CheckResult = Result<Option<Value>, Error>;
 
-/// Relative cost per byte of each kind of task, in units of copying and hashing one stored
-/// byte (measured on x86-64 with SHA-NI, README "Benchmarks"). They only balance the groups.
-const STORED_READ: u64 = 1;
-const INFLATE_READ: u64 = 3;
-const VALIDATE: u64 = 2;
-const PARSE: u64 = 6;
+/// A read as the member work records it (§12.0): the SHA-256 is `None` when the plan hashes
+/// in a task of its own and that task did not run.
+pub type PlannedRead = Result<(Vec<u8>, Option<[u8; 32]>), Error>;
+
+/// Relative cost per byte of each kind of task, in about quarter nanoseconds on x86-64 with
+/// SHA-NI, as measured inside a whole read (`perf`; README "Benchmarks": a JSON check there
+/// reads its member from memory, not cache). They only balance the groups and choose the plan.
+/// A stored member's copy with its CRC-32.
+const COPY: u64 = 2;
+/// A deflated member's inflate with its CRC-32 (and the copy out of the ring).
+const INFLATE: u64 = 20;
+/// SHA-256.
+const SHA: u64 = 4;
+/// `structure.json`'s validation.
+const VALIDATE: u64 = 12;
+/// `schema.json`'s and `samples.json`'s decoding into a value.
+const PARSE: u64 = 40;
 
 /// One piece of member work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Task {
-    /// Read the member (§4.2).
+    /// Read the member (§4.2); in the fused plan with its SHA-256.
     Read(MemberName),
+    /// SHA-256 of the member's bytes (§7), after its read, in the split plan.
+    Hash(MemberName),
     /// Check the JSON member (§8.1): a stored member's bytes straight from the archive, a
-    /// deflated member's from the same group's read.
+    /// deflated member's from its read.
     Check(MemberName),
 }
 
 impl Task {
-    /// The task's place in the serial order.
+    /// The task's place in the serial order. A hash cannot fail: it shares its read's rank.
     fn rank(self) -> usize {
         match self {
-            Task::Read(n) => n as usize,
+            Task::Read(n) | Task::Hash(n) => n as usize,
             Task::Check(n) => ALL.len().saturating_add(n as usize),
         }
     }
 }
 
-/// The tasks one side of the join runs, in rank order, and their estimated cost.
+/// The tasks one side of a join runs, in rank order, and their estimated cost.
 #[derive(Debug, Default)]
 struct Group {
     tasks: Vec<Task>,
@@ -64,17 +88,29 @@ struct Group {
 /// Tasks that must run in one group, in rank order, and their cost.
 type Unit = (u64, Task, Option<Task>);
 
+/// Which tasks run in which join (see the module documentation).
+#[derive(Debug)]
+enum Plan {
+    /// One join; reads hash in the same pass.
+    Fused([Group; 2]),
+    /// A join of reads, then a join of hashes and checks.
+    Split([Group; 2], [Group; 2]),
+}
+
 /// What the groups produced, by member; `None` where a task was not run.
 #[derive(Debug, Default)]
 pub struct Outcomes {
-    reads: [Option<ReadResult>; 8],
+    reads: [Option<PlannedRead>; 8],
+    hashes: [Option<[u8; 32]>; 8],
     checks: [Option<CheckResult>; 8],
 }
 
 impl Outcomes {
-    /// The read of `name`, if a group ran it.
-    pub fn take_read(&mut self, name: MemberName) -> Option<ReadResult> {
-        self.reads.get_mut(name as usize).and_then(Option::take)
+    /// The read of `name`, if a group ran it, with its SHA-256 if a group computed it.
+    pub fn take_read(&mut self, name: MemberName) -> Option<PlannedRead> {
+        let read = self.reads.get_mut(name as usize).and_then(Option::take)?;
+        let hash = self.hashes.get_mut(name as usize).and_then(Option::take);
+        Some(read.map(|(bytes, sha)| (bytes, sha.or(hash))))
     }
 
     /// The JSON check of `name`, if a group ran it.
@@ -90,8 +126,10 @@ impl Outcomes {
     }
 
     fn merge(mut self, other: Outcomes) -> Outcomes {
-        let slots = self.reads.iter_mut().zip(other.reads);
-        for (mine, theirs) in slots {
+        for (mine, theirs) in self.reads.iter_mut().zip(other.reads) {
+            *mine = mine.take().or(theirs);
+        }
+        for (mine, theirs) in self.hashes.iter_mut().zip(other.hashes) {
             *mine = mine.take().or(theirs);
         }
         for (mine, theirs) in self.checks.iter_mut().zip(other.checks) {
@@ -115,34 +153,88 @@ struct Context<'a> {
 }
 
 /// Runs the member work of `archive` (every member but the manifest) in two groups through
-/// `join`, or inline when the lighter group's cost is below [`Join::min_work`]. Nothing is
-/// copied besides each member's one output buffer (§4.1).
+/// `join` (one join or two, see [`Plan`]), or inline when the lighter group's cost is below
+/// [`Join::min_work`]. Nothing is copied besides each member's one output buffer (§4.1).
 pub fn read_members(data: &[u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes {
-    let [a, b] = plan(archive);
     let cx = Context {
         data,
         archive,
         limits,
         failed: AtomicUsize::new(usize::MAX),
     };
+    let none = Outcomes::default();
+    match plan(archive, join.parallel()) {
+        Plan::Fused(groups) => run_pair(&cx, &groups, &none, join, true),
+        Plan::Split(reads, rest) => {
+            let first = run_pair(&cx, &reads, &none, join, false);
+            // A failed read is reported before any hash or check would be needed.
+            if cx.failed.load(Ordering::Relaxed) != usize::MAX {
+                return first;
+            }
+            let second = run_pair(&cx, &rest, &first, join, false);
+            first.merge(second)
+        }
+    }
+}
+
+/// Runs two groups through `join`, or one after the other when either is too small.
+fn run_pair(cx: &Context<'_>, [a, b]: &[Group; 2], prior: &Outcomes, join: &impl Join, hash: bool) -> Outcomes {
     let (x, y) = if b.tasks.is_empty() || a.cost.min(b.cost) < join.min_work() {
-        (run(&cx, &a.tasks), run(&cx, &b.tasks))
+        (run(cx, &a.tasks, prior, hash), run(cx, &b.tasks, prior, hash))
     } else {
-        join.join(|| run(&cx, &a.tasks), || run(&cx, &b.tasks))
+        join.join(|| run(cx, &a.tasks, prior, hash), || run(cx, &b.tasks, prior, hash))
     };
     x.merge(y)
 }
 
-/// Splits the work into two groups of about equal cost (see [`assign`]).
-fn plan(archive: &Archive) -> [Group; 2] {
-    let units = ALL
+/// Chooses the plan (see [`Plan`]): the split one only for a `parallel` join and only when
+/// its estimated time is shorter.
+fn plan(archive: &Archive, parallel: bool) -> Plan {
+    let members: Vec<(MemberName, u64, bool)> = ALL
         .into_iter()
         .skip(1)
         .filter_map(|name| archive.entry(name as usize).map(|e| (name, e)))
-        .flat_map(|(name, e)| units_of(name, e.central.uncompressed, e.central.method == STORED))
+        .map(|(name, e)| (name, e.central.uncompressed, e.central.method == STORED))
+        .collect();
+    choose(&members, parallel)
+}
+
+/// [`plan`] over `(member, size, stored)`.
+fn choose(members: &[(MemberName, u64, bool)], parallel: bool) -> Plan {
+    let fused = assign(
+        members
+            .iter()
+            .flat_map(|&(n, size, stored)| fused_units(n, size, stored))
+            .flatten()
+            .collect(),
+    );
+    if !parallel {
+        return Plan::Fused(fused);
+    }
+    let reads = members
+        .iter()
+        .map(|&(n, size, stored)| (read_cost(size, stored), Task::Read(n), None))
+        .collect();
+    let rest = members
+        .iter()
+        .flat_map(|&(n, size, _)| {
+            let hash = (size.saturating_mul(SHA), Task::Hash(n), None);
+            let check = n.is_json_member().then(|| (check_cost(n, size), Task::Check(n), None));
+            [Some(hash), check]
+        })
         .flatten()
         .collect();
-    assign(units)
+    let (reads, rest) = (assign(reads), assign(rest));
+    if makespan(&reads).saturating_add(makespan(&rest)) < makespan(&fused) {
+        Plan::Split(reads, rest)
+    } else {
+        Plan::Fused(fused)
+    }
+}
+
+/// The estimated time of two groups run at the same time.
+fn makespan([a, b]: &[Group; 2]) -> u64 {
+    a.cost.max(b.cost)
 }
 
 /// Longest processing time first: the costliest unit first, each into the lighter group;
@@ -162,15 +254,25 @@ fn assign(mut units: Vec<Unit>) -> [Group; 2] {
     groups
 }
 
-/// The units of a member of `size` bytes: its read, and for a JSON member its check,
-/// together when the check needs the read's output (deflated), apart when it reads the
-/// stored bytes.
-fn units_of(name: MemberName, size: u64, stored: bool) -> [Option<Unit>; 2] {
-    let read = size.saturating_mul(if stored { STORED_READ } else { INFLATE_READ });
+/// A read's cost without its SHA-256.
+fn read_cost(size: u64, stored: bool) -> u64 {
+    size.saturating_mul(if stored { COPY } else { INFLATE })
+}
+
+/// A JSON member's §8.1 check's cost.
+fn check_cost(name: MemberName, size: u64) -> u64 {
+    size.saturating_mul(if name == MemberName::Structure { VALIDATE } else { PARSE })
+}
+
+/// The fused plan's units of a member of `size` bytes: its read with its SHA-256, and for
+/// a JSON member its check, together when the check needs the read's output (deflated),
+/// apart when it reads the stored bytes.
+fn fused_units(name: MemberName, size: u64, stored: bool) -> [Option<Unit>; 2] {
+    let read = read_cost(size, stored).saturating_add(size.saturating_mul(SHA));
     if !name.is_json_member() {
         return [Some((read, Task::Read(name), None)), None];
     }
-    let check = size.saturating_mul(if name == MemberName::Structure { VALIDATE } else { PARSE });
+    let check = check_cost(name, size);
     if stored {
         [
             Some((read, Task::Read(name), None)),
@@ -185,8 +287,9 @@ fn units_of(name: MemberName, size: u64, stored: bool) -> [Option<Unit>; 2] {
 }
 
 /// Runs one group's tasks in rank order until one fails or one ranked after a recorded
-/// failure comes up.
-fn run(cx: &Context<'_>, tasks: &[Task]) -> Outcomes {
+/// failure comes up. Reads hash in the same pass when `hash` is set; hashes and checks
+/// find a read's bytes in the group's own results or in `prior` (the first join's).
+fn run(cx: &Context<'_>, tasks: &[Task], prior: &Outcomes, hash: bool) -> Outcomes {
     let mut out = Outcomes::default();
     for &task in tasks {
         if cx.failed.load(Ordering::Relaxed) < task.rank() {
@@ -197,16 +300,26 @@ fn run(cx: &Context<'_>, tasks: &[Task]) -> Outcomes {
                 let Some(e) = cx.archive.entry(name as usize) else {
                     continue;
                 };
-                let r = read_one(cx.data, e);
+                let r = read_member_with(cx.data, e, hash).map_err(Error::from);
                 let ok = r.is_ok();
                 if let Some(slot) = out.reads.get_mut(name as usize) {
                     *slot = Some(r);
                 }
                 ok
             }
+            Task::Hash(name) => {
+                let Some(digest) = out.read_bytes(name).or_else(|| prior.read_bytes(name)).map(sha256) else {
+                    continue;
+                };
+                if let Some(slot) = out.hashes.get_mut(name as usize) {
+                    *slot = Some(digest);
+                }
+                true
+            }
             Task::Check(name) => {
                 let stored = cx.archive.entry(name as usize).and_then(|e| stored_data(cx.data, e));
-                let Some(bytes) = stored.or_else(|| out.read_bytes(name)) else {
+                let read = || out.read_bytes(name).or_else(|| prior.read_bytes(name));
+                let Some(bytes) = stored.or_else(read) else {
                     continue;
                 };
                 let r = check_member(name, bytes, cx.limits);
@@ -229,11 +342,12 @@ fn run(cx: &Context<'_>, tasks: &[Task]) -> Outcomes {
 mod tests {
     use super::*;
     use MemberName::{ModelCbm, Schema, Structure};
+    use alloc::vec;
 
     fn groups(members: &[(MemberName, u64)], stored: bool) -> [Vec<Task>; 2] {
         let units = members
             .iter()
-            .flat_map(|&(n, size)| units_of(n, size, stored))
+            .flat_map(|&(n, size)| fused_units(n, size, stored))
             .flatten()
             .collect();
         assign(units).map(|g| g.tasks)
@@ -251,10 +365,73 @@ mod tests {
     fn a_stored_structure_is_validated_beside_the_reads() {
         let m = [(ModelCbm, 64 << 20), (Schema, 9 << 10), (Structure, 64 << 20)];
         let [a, b] = groups(&m, true);
-        // Validating structure costs about as much as reading both big members; the small
+        // Validating structure costs as much as reading both big members; the small
         // schema's units fill in where the cost is lower (ties to the first group).
         assert_eq!(a, [Task::Check(Schema), Task::Check(Structure)]);
         assert_eq!(b, [Task::Read(ModelCbm), Task::Read(Schema), Task::Read(Structure)]);
+    }
+
+    fn tasks(groups: &[Group; 2]) -> [Vec<Task>; 2] {
+        [groups[0].tasks.clone(), groups[1].tasks.clone()]
+    }
+
+    #[test]
+    fn two_deflated_members_of_which_one_is_json_get_the_split_plan_on_two_workers() {
+        let m = [
+            (ModelCbm, 64 << 20, false),
+            (Schema, 9 << 10, false),
+            (Structure, 64 << 20, false),
+        ];
+        let Plan::Split(reads, rest) = choose(&m, true) else {
+            panic!("expected the split plan");
+        };
+        // The inflates side by side; then the JSON check beside both hashes.
+        assert_eq!(
+            tasks(&reads),
+            [
+                vec![Task::Read(ModelCbm), Task::Read(Schema)],
+                vec![Task::Read(Structure)]
+            ]
+        );
+        assert_eq!(
+            tasks(&rest),
+            [
+                vec![Task::Check(Structure)],
+                vec![
+                    Task::Hash(ModelCbm),
+                    Task::Hash(Schema),
+                    Task::Hash(Structure),
+                    Task::Check(Schema)
+                ]
+            ]
+        );
+        // Fused, one side would inflate, hash and validate structure.json.
+        assert!(makespan(&reads) + makespan(&rest) < (INFLATE + SHA + VALIDATE) * (64 << 20));
+    }
+
+    #[test]
+    fn one_worker_always_gets_the_fused_plan() {
+        let m = [(ModelCbm, 64 << 20, false), (Structure, 64 << 20, false)];
+        assert!(matches!(choose(&m, false), Plan::Fused(_)));
+    }
+
+    #[test]
+    fn stored_members_and_a_lone_deflated_member_keep_the_fused_plan() {
+        let stored = [
+            (ModelCbm, 64 << 20, true),
+            (Schema, 9 << 10, true),
+            (Structure, 64 << 20, true),
+        ];
+        assert!(matches!(choose(&stored, true), Plan::Fused(_)));
+        // Hashing after the read cannot overlap anything: splitting would only add a pass.
+        let lone = [(ModelCbm, 64 << 20, false), (Schema, 9 << 10, true)];
+        assert!(matches!(choose(&lone, true), Plan::Fused(_)));
+    }
+
+    #[test]
+    fn a_hash_shares_its_reads_rank() {
+        assert_eq!(Task::Hash(Structure).rank(), Task::Read(Structure).rank());
+        assert!(Task::Hash(Structure).rank() < Task::Check(Schema).rank());
     }
 
     #[test]

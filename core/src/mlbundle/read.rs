@@ -13,6 +13,7 @@ use super::manifest::{IntegrityRecord, Manifest};
 use super::members::{read_members, read_one};
 use super::names::{MemberName, NAMES};
 use crate::Location;
+use crate::digest::sha256;
 use crate::join::{Join, Serial};
 use crate::json::Value;
 use crate::zip::{Archive, Entry};
@@ -92,12 +93,21 @@ pub fn read_container_with(data: &[u8], limits: &ArchiveLimits, join: &impl Join
     let mut listing = Vec::new();
     listing.push(listed(MemberName::Manifest, manifest_entry, manifest_sha));
     members.insert(MemberName::Manifest, manifest_bytes);
+    let mut reads = Vec::new();
     for name in super::names::ALL.into_iter().skip(1) {
         if let Some(e) = entry(name) {
-            let (bytes, sha) = done.take_read(name).unwrap_or_else(|| read_one(data, e))?;
-            listing.push(listed(name, e, sha));
-            members.insert(name, bytes);
+            let (bytes, sha) = match done.take_read(name) {
+                Some(read) => read?,
+                None => read_one(data, e).map(|(bytes, sha)| (bytes, Some(sha)))?,
+            };
+            reads.push((name, e, bytes, sha));
         }
+    }
+    // Every read succeeded: a SHA-256 the member work left out is computed now, not before
+    // a later read could fail (§12.0).
+    for (name, e, bytes, sha) in reads {
+        listing.push(listed(name, e, sha.unwrap_or_else(|| sha256(&bytes))));
+        members.insert(name, bytes);
     }
     let record = |n: MemberName| {
         listing.iter().find(|l| l.name == n).map(|l| IntegrityRecord {

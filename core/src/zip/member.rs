@@ -14,6 +14,14 @@ use alloc::vec::Vec;
 /// stream, CRC-32 and SHA-256 in the same pass); stored data is copied in 64 KiB chunks
 /// through one [`ChunkDigest`].
 pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), ZipError> {
+    let (bytes, sha) = read_member_with(data, entry, true)?;
+    Ok((bytes, sha.unwrap_or_default()))
+}
+
+/// [`read_member`] with the SHA-256 in the same pass only when `sha256` is set (`None`
+/// otherwise): every other check (size, stream, CRC-32) is the same. For a caller that
+/// hashes the bytes elsewhere, for example on another thread (`spec/mlbundle.md` §12.0).
+pub fn read_member_with(data: &[u8], entry: &Entry, sha256: bool) -> Result<(Vec<u8>, Option<[u8; 32]>), ZipError> {
     let fail = |r: ZipReason, off: u64| ZipError::at(r, off).member(entry.central.name);
     let start = entry.local.data_start;
     let input = super::bytes::record(data, start, entry.central.compressed, ZipReason::Overlap)
@@ -23,7 +31,11 @@ pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Zi
     out.try_reserve_exact(size)
         .map_err(|_| fail(ZipReason::OutOfMemory, start))?;
     if entry.central.method == STORED {
-        let mut digest = ChunkDigest::with_sha256();
+        let mut digest = if sha256 {
+            ChunkDigest::with_sha256()
+        } else {
+            ChunkDigest::crc_only()
+        };
         for chunk in input.chunks(MAX_CHUNK) {
             digest.update(chunk);
             out.extend_from_slice(chunk);
@@ -36,17 +48,17 @@ pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Zi
             };
             return Err(fail(reason, start.saturating_add(entry.central.compressed)));
         }
-        return Ok((out, d.sha256.unwrap_or_default()));
+        return Ok((out, d.sha256));
     }
     // Output is appended to the reserved buffer as the engine produces it, so a declared
     // size the data does not back costs address space, never written memory.
     let expected = entry.central.uncompressed;
-    let digests = inflate_exact(input, expected, Some(entry.central.crc32), true, |chunk| {
+    let digests = inflate_exact(input, expected, Some(entry.central.crc32), sha256, |chunk| {
         // Within the reserved capacity: the Exact bound caps the total (spec/inflate.md §2.5).
         out.extend_from_slice(chunk);
     })
     .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
-    Ok((out, digests.sha256.unwrap_or_default()))
+    Ok((out, digests.sha256))
 }
 
 /// A stored member's bytes as they lie in the archive (method 0, so they are the member's

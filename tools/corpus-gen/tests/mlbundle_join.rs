@@ -1,7 +1,8 @@
 //! `read_container_with` reports exactly what the serial `read_container` reports
 //! (`spec/mlbundle.md` §12.0), whatever runs the two groups of member work: the core's
 //! `Serial`, a join that runs the second group first (so its failures are recorded before
-//! the first group starts, deterministically) and std-io's `Threads` with no minimum work
+//! the first group starts, deterministically; once as one worker, which gets the fused
+//! plan, and once as two, which may get the split plan) and std-io's `Threads` with no minimum work
 //! (a real second thread even for the corpus's small files). Inputs: every mlbundle corpus
 //! file, and bundles with several faults at once in different members and stages, stored
 //! and deflated.
@@ -14,10 +15,17 @@ use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, pseudorandom};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
 use modelgate_io::threads::Threads;
 
-/// Runs the second half first.
-struct Reversed;
+/// Runs the second half first; says its halves run at the same time when `parallel` is
+/// set, so the reader may choose its split plan (`spec/mlbundle.md` §12.0).
+struct Reversed {
+    parallel: bool,
+}
 
 impl Join for Reversed {
+    fn parallel(&self) -> bool {
+        self.parallel
+    }
+
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
         let second = b();
         (a(), second)
@@ -38,11 +46,13 @@ fn same_everywhere(bytes: &[u8], what: &str) -> Result<String, Error> {
         serial,
         "{what}: Serial"
     );
-    assert_eq!(
-        outcome(read_container_with(bytes, &limits, &Reversed)),
-        serial,
-        "{what}: Reversed"
-    );
+    for parallel in [false, true] {
+        assert_eq!(
+            outcome(read_container_with(bytes, &limits, &Reversed { parallel })),
+            serial,
+            "{what}: Reversed, parallel {parallel}"
+        );
+    }
     let threads = Threads { min_work: 0 };
     assert_eq!(
         outcome(read_container_with(bytes, &limits, &threads)),
@@ -209,5 +219,36 @@ fn the_serial_order_decides_which_fault_is_reported() {
             let named = e.member.map(MemberName::as_str).or(e.location.member.as_deref());
             assert_eq!((e.kind.name(), named), (kind, Some(member)), "{e:?}");
         }
+    }
+}
+
+/// Counts its joins; runs both halves in order.
+struct Counting {
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl Join for Counting {
+    fn parallel(&self) -> bool {
+        true
+    }
+
+    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Serial.join(a, b)
+    }
+}
+
+/// Two workers get the split plan (two joins) for deflated model and structure members of
+/// similar size, and the fused plan (one join) for stored ones (`spec/mlbundle.md` §12.0);
+/// so the tests above run both plans.
+#[test]
+fn two_workers_split_a_deflated_bundle_and_fuse_a_stored_one() {
+    for (stored, joins) in [(false, 2), (true, 1)] {
+        let join = Counting {
+            calls: Default::default(),
+        };
+        let bytes = faulty(0, stored, 40_000, 40_000);
+        assert!(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &join).is_ok());
+        assert_eq!(join.calls.into_inner(), joins, "stored {stored}");
     }
 }
