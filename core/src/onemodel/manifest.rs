@@ -14,7 +14,7 @@ use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
-pub(crate) use cursor::{Cursor, Seg, locate, render};
+pub(crate) use cursor::{Cursor, Field, Seg, locate, render};
 use nested::Started;
 pub(crate) use tape::{Children, Tape, Val};
 
@@ -40,23 +40,31 @@ fn rule(c: &Cursor<'_, '_>, kind: ErrorKind, msg: &'static str) -> Error {
     Error::field_as(kind, c.error(Problem::Rule(msg)))
 }
 
-fn opt_string(c: &Cursor<'_, '_>, name: &'static str) -> R<String> {
-    match c.opt_field(name).map_err(fe)? {
-        Some(f) => Ok(String::from(f.str().map_err(fe)?)),
+/// An optional string member (`""` when absent).
+fn opt_string(f: &Field<'_, '_>) -> R<String> {
+    match f.opt() {
+        Some(c) => string_of(&c),
         None => Ok(String::new()),
     }
 }
 
-fn req_string(c: &Cursor<'_, '_>, name: &'static str) -> R<String> {
-    let f = c.field(name).map_err(fe)?;
-    Ok(String::from(f.str().map_err(fe)?))
+fn req_string(f: &Field<'_, '_>) -> R<String> {
+    string_of(&f.req().map_err(fe)?)
 }
 
-/// The optional array `name`, each element read by `item` (`[]` when absent).
-fn opt_list<'v, T>(c: &Cursor<'v, '_>, name: &'static str, mut item: impl FnMut(&Cursor<'v, '_>) -> R<T>) -> R<Vec<T>> {
-    match c.opt_field(name).map_err(fe)? {
-        Some(f) => list(&f, &mut item),
+/// An optional array member, each element read by `item` (`[]` when absent).
+fn opt_list<'v, T>(f: &Field<'v, '_>, mut item: impl FnMut(&Cursor<'v, '_>) -> R<T>) -> R<Vec<T>> {
+    match f.opt() {
+        Some(c) => list(&c, &mut item),
         None => Ok(Vec::new()),
+    }
+}
+
+/// The elements of an optional array member (none when absent).
+fn opt_items<'v>(f: &Field<'v, '_>, tape: &'v Tape<'v>) -> R<Children<'v>> {
+    match f.opt() {
+        Some(c) => Ok(c.array().map_err(fe)?.0),
+        None => Ok(Children::empty(tape)),
     }
 }
 
@@ -82,8 +90,8 @@ fn u63(c: &Cursor<'_, '_>) -> R<u64> {
     u64::try_from(v).map_err(|_| rule(c, ErrorKind::OutOfRange, "negative value"))
 }
 
-fn opt_i64(c: &Cursor<'_, '_>, name: &'static str) -> R<i64> {
-    c.opt_field(name).map_err(fe)?.map_or(Ok(0), |f| f.i64().map_err(fe))
+fn opt_i64(f: &Field<'_, '_>) -> R<i64> {
+    f.opt().map_or(Ok(0), |c| c.i64().map_err(fe))
 }
 
 /// A binary32 bit pattern: an integer 0..=2^32 − 1 (§1.2).
@@ -102,11 +110,13 @@ fn code(c: &Cursor<'_, '_>, ok: impl Fn(u8) -> bool, msg: &'static str) -> R<u8>
     }
 }
 
-fn metadata(c: &Cursor<'_, '_>) -> R<Vec<StringEntry>> {
-    opt_list(c, "metadata", |e| {
+/// A `metadata` member: StringEntry tables (§2.1).
+fn metadata(f: &Field<'_, '_>) -> R<Vec<StringEntry>> {
+    opt_list(f, |e| {
+        let [key, value] = e.fields(["key", "value"]).map_err(fe)?;
         Ok(StringEntry {
-            key: opt_string(e, "key")?,
-            value: opt_string(e, "value")?,
+            key: opt_string(&key)?,
+            value: opt_string(&value)?,
         })
     })
 }
@@ -117,12 +127,13 @@ pub(crate) fn normal_domain(d: &str) -> &str {
 }
 
 /// OperatorSet list with the no-duplicate-domain rule (§2.1).
-fn opsets(c: &Cursor<'_, '_>) -> R<Vec<OperatorSet>> {
+fn opsets(f: &Field<'_, '_>) -> R<Vec<OperatorSet>> {
     let mut seen = BTreeSet::new();
-    opt_list(c, "opsets", |e| {
+    opt_list(f, |e| {
+        let [domain, version] = e.fields(["domain", "version"]).map_err(fe)?;
         let set = OperatorSet {
-            domain: opt_string(e, "domain")?,
-            version: u63(&e.field("version").map_err(fe)?)?,
+            domain: opt_string(&domain)?,
+            version: u63(&version.req().map_err(fe)?)?,
         };
         if !seen.insert(String::from(normal_domain(&set.domain))) {
             return Err(rule(e, ErrorKind::Malformed, "second operator set for one domain"));
@@ -141,18 +152,42 @@ fn dims(c: &Cursor<'_, '_>) -> R<(Vec<u64>, u64)> {
 impl<'a> Reader<'a> {
     /// The Model table (§2.1).
     pub fn model(&self, c: &Cursor<'_, '_>) -> R<Model<'a>> {
-        c.object().map_err(fe)?;
-        let ir_version = u63(&c.field("ir_version").map_err(fe)?)?;
-        let opsets = opsets(c)?;
-        let producer_name = opt_string(c, "producer_name")?;
-        let producer_version = opt_string(c, "producer_version")?;
-        let domain = opt_string(c, "domain")?;
-        let model_version = opt_i64(c, "model_version")?;
-        let doc = opt_string(c, "doc")?;
-        let metadata = metadata(c)?;
-        let graph = self.graph(&c.field("graph").map_err(fe)?, 1)?;
+        let [
+            ir_version,
+            opsets_f,
+            producer_name,
+            producer_version,
+            domain,
+            model_version,
+            doc,
+            metadata_f,
+            graph,
+            functions,
+        ] = c
+            .fields([
+                "ir_version",
+                "opsets",
+                "producer_name",
+                "producer_version",
+                "domain",
+                "model_version",
+                "doc",
+                "metadata",
+                "graph",
+                "functions",
+            ])
+            .map_err(fe)?;
+        let ir_version = u63(&ir_version.req().map_err(fe)?)?;
+        let opsets = opsets(&opsets_f)?;
+        let producer_name = opt_string(&producer_name)?;
+        let producer_version = opt_string(&producer_version)?;
+        let domain = opt_string(&domain)?;
+        let model_version = opt_i64(&model_version)?;
+        let doc = opt_string(&doc)?;
+        let metadata = metadata(&metadata_f)?;
+        let graph = self.graph(&graph.req().map_err(fe)?, 1)?;
         let mut seen = BTreeSet::new();
-        let functions = opt_list(c, "functions", |f| {
+        let functions = opt_list(&functions, |f| {
             let func = self.function(f)?;
             if !seen.insert((func.domain.clone(), func.name.clone(), func.overload.clone())) {
                 return Err(rule(
@@ -178,41 +213,59 @@ impl<'a> Reader<'a> {
     }
 
     fn typed_name(&self, c: &Cursor<'_, '_>, depth: usize) -> R<TypedName> {
+        let [name, ty, doc, metadata_f] = c.fields(["name", "type", "doc", "metadata"]).map_err(fe)?;
         Ok(TypedName {
-            name: req_string(c, "name")?,
-            ty: match c.opt_field("type").map_err(fe)? {
+            name: req_string(&name)?,
+            ty: match ty.opt() {
                 Some(t) => Some(self.ty(&t, depth + 1)?),
                 None => None,
             },
-            doc: opt_string(c, "doc")?,
-            metadata: metadata(c)?,
+            doc: opt_string(&doc)?,
+            metadata: metadata(&metadata_f)?,
         })
     }
 
     /// The Node table (§2.3) up to its `attributes`, which `nested` reads next, then
+    /// `metadata`: the node so far, the elements of `attributes` and the value of
     /// `metadata`.
-    fn node_head(&self, c: &Cursor<'_, '_>) -> R<Node<'a>> {
-        Ok(Node {
-            name: opt_string(c, "name")?,
-            op: req_string(c, "op")?,
-            domain: opt_string(c, "domain")?,
-            overload: opt_string(c, "overload")?,
-            doc: opt_string(c, "doc")?,
-            inputs: opt_list(c, "inputs", string_of)?,
-            outputs: opt_list(c, "outputs", string_of)?,
+    fn node_head<'v>(&self, c: &Cursor<'v, '_>) -> R<(Node<'a>, Children<'v>, Option<Val<'v>>)> {
+        let [name, op, domain, overload, doc, inputs, outputs, attributes, metadata] = c
+            .fields([
+                "name",
+                "op",
+                "domain",
+                "overload",
+                "doc",
+                "inputs",
+                "outputs",
+                "attributes",
+                "metadata",
+            ])
+            .map_err(fe)?;
+        let node = Node {
+            name: opt_string(&name)?,
+            op: req_string(&op)?,
+            domain: opt_string(&domain)?,
+            overload: opt_string(&overload)?,
+            doc: opt_string(&doc)?,
+            inputs: opt_list(&inputs, string_of)?,
+            outputs: opt_list(&outputs, string_of)?,
             ..Node::default()
-        })
+        };
+        let attributes = opt_items(&attributes, c.value().tape())?;
+        Ok((node, attributes, metadata.value()))
     }
 
     /// The Attribute table (§2.4) of a node in a graph at level `depth`. A GRAPH or GRAPHS
     /// value is returned as the graphs still to read (`nested` reads them at `depth + 1`).
     fn attribute<'v>(&self, c: &Cursor<'v, '_>, depth: usize) -> R<Started<'v, 'a>> {
-        let name = req_string(c, "name")?;
-        let type_c = c.field("type").map_err(fe)?;
+        let [name, type_f, doc, ref_name, value_f] = c.fields(["name", "type", "doc", "ref", "value"]).map_err(fe)?;
+        let name = req_string(&name)?;
+        let type_c = type_f.req().map_err(fe)?;
         let ty = code(&type_c, |b| b <= 14, "unsupported attribute type")?;
-        let doc = opt_string(c, "doc")?;
-        let ref_name = opt_string(c, "ref")?;
-        let value_c = c.opt_field("value").map_err(fe)?;
+        let doc = opt_string(&doc)?;
+        let ref_name = opt_string(&ref_name)?;
+        let value_c = value_f.opt();
         let mut a = Attribute {
             name,
             ty,
@@ -232,7 +285,7 @@ impl<'a> Reader<'a> {
         if ty == 0 {
             return Err(rule(&type_c, ErrorKind::Malformed, "attribute type 0 (undefined)"));
         }
-        let v = c.field("value").map_err(fe)?;
+        let v = value_f.req().map_err(fe)?;
         match ty {
             5 => Ok(Started::Graphs(a, Children::one(v.value()), true)),
             10 => Ok(Started::Graphs(a, v.array().map_err(fe)?.0, false)),
@@ -263,16 +316,15 @@ impl<'a> Reader<'a> {
 
     /// The Tensor table (§2.5): dtype, dims, count, then `data` (a view) or `strings`.
     pub fn tensor(&self, c: &Cursor<'_, '_>) -> R<Tensor<'a>> {
-        let name = opt_string(c, "name")?;
-        let dtype = code(
-            &c.field("dtype").map_err(fe)?,
-            tensor::is_tensor_dtype,
-            "unsupported dtype",
-        )?;
-        let (dims, count) = dims(&c.field("dims").map_err(fe)?)?;
-        let doc = opt_string(c, "doc")?;
-        let data_c = c.opt_field("data").map_err(fe)?;
-        let strings_c = c.opt_field("strings").map_err(fe)?;
+        let [name, dtype, dims_f, doc, data_f, strings_f, metadata_f] = c
+            .fields(["name", "dtype", "dims", "doc", "data", "strings", "metadata"])
+            .map_err(fe)?;
+        let name = opt_string(&name)?;
+        let dtype = code(&dtype.req().map_err(fe)?, tensor::is_tensor_dtype, "unsupported dtype")?;
+        let (dims, count) = dims(&dims_f.req().map_err(fe)?)?;
+        let doc = opt_string(&doc)?;
+        let data_c = data_f.opt();
+        let strings_c = strings_f.opt();
         let data = match tensor::bits(dtype) {
             Some(bits) => {
                 if let Some(s) = strings_c {
@@ -283,7 +335,7 @@ impl<'a> Reader<'a> {
                     ));
                 }
                 TensorData::Raw(Cow::Borrowed(self.data_range(
-                    &c.field("data").map_err(fe)?,
+                    &data_f.req().map_err(fe)?,
                     bits,
                     count,
                 )?))
@@ -292,7 +344,7 @@ impl<'a> Reader<'a> {
                 if let Some(d) = data_c {
                     return Err(rule(&d, ErrorKind::Malformed, "data on a string tensor (dtype 8)"));
                 }
-                let s = c.field("strings").map_err(fe)?;
+                let s = strings_f.req().map_err(fe)?;
                 if u64::try_from(s.array().map_err(fe)?.1).ok() != Some(count) {
                     return Err(rule(
                         &s,
@@ -309,15 +361,15 @@ impl<'a> Reader<'a> {
             dims,
             doc,
             data,
-            metadata: metadata(c)?,
+            metadata: metadata(&metadata_f)?,
         })
     }
 
     /// A tensor's `data` (§2.5 rules 1–5), as a view of the data region.
     fn data_range(&self, c: &Cursor<'_, '_>, bits: u64, count: u64) -> R<&'a [u8]> {
-        c.object().map_err(fe)?;
-        let off_c = c.field("offset").map_err(fe)?;
-        let len_c = c.field("length").map_err(fe)?;
+        let [offset, length] = c.fields(["offset", "length"]).map_err(fe)?;
+        let off_c = offset.req().map_err(fe)?;
+        let len_c = length.req().map_err(fe)?;
         let offset = u63(&off_c)?;
         let length = u63(&len_c)?;
         let data_length = u64::try_from(self.data.len()).unwrap_or(u64::MAX);
@@ -346,8 +398,9 @@ impl<'a> Reader<'a> {
 
     /// SparseTensor (§2.6).
     fn sparse(&self, c: &Cursor<'_, '_>) -> R<SparseTensor<'a>> {
-        let values = self.tensor(&c.field("values").map_err(fe)?)?;
-        let ic = c.field("indices").map_err(fe)?;
+        let [values, indices, dims_f] = c.fields(["values", "indices", "dims"]).map_err(fe)?;
+        let values = self.tensor(&values.req().map_err(fe)?)?;
+        let ic = indices.req().map_err(fe)?;
         let indices = self.tensor(&ic)?;
         if indices.dtype != 7 {
             return Err(rule(
@@ -356,7 +409,7 @@ impl<'a> Reader<'a> {
                 "sparse indices must be int64",
             ));
         }
-        let (dims, _) = dims(&c.field("dims").map_err(fe)?)?;
+        let (dims, _) = dims(&dims_f.req().map_err(fe)?)?;
         Ok(SparseTensor { values, indices, dims })
     }
 
@@ -380,17 +433,20 @@ impl<'a> Reader<'a> {
             if level > self.max_nesting {
                 return Err(rule(c, ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
             }
-            let kind_c = c.field("kind").map_err(fe)?;
+            let [kind, denotation, elem_type, key_type, shape, elem_f, value_f] = c
+                .fields(["kind", "denotation", "elem_type", "key_type", "shape", "elem", "value"])
+                .map_err(fe)?;
+            let kind_c = kind.req().map_err(fe)?;
             let kind_s = kind_c.str().map_err(fe)?;
-            let denotation = opt_string(c, "denotation")?;
-            let elem = |name: &'static str| -> R<u8> {
-                c.opt_field(name).map_err(fe)?.map_or(Ok(0), |f| {
-                    code(&f, |b| b == 0 || tensor::is_tensor_dtype(b), "unsupported element type")
+            let denotation = opt_string(&denotation)?;
+            let elem = |f: &Field<'_, '_>| -> R<u8> {
+                f.opt().map_or(Ok(0), |c| {
+                    code(&c, |b| b == 0 || tensor::is_tensor_dtype(b), "unsupported element type")
                 })
             };
             let (member, wrapper) = match kind_s {
                 "tensor" | "sparse_tensor" => {
-                    let (elem_type, shape) = (elem("elem_type")?, self.shape(c)?);
+                    let (elem_type, shape) = (elem(&elem_type)?, self.shape(&shape)?);
                     let kind = if kind_s == "tensor" {
                         TypeKind::Tensor { elem_type, shape }
                     } else {
@@ -398,21 +454,21 @@ impl<'a> Reader<'a> {
                     };
                     break Type { denotation, kind };
                 }
-                "sequence" => ("elem", TypeKind::Sequence(Box::new(placeholder()))),
-                "optional" => ("elem", TypeKind::Optional(Box::new(placeholder()))),
+                "sequence" => (elem_f, TypeKind::Sequence(Box::new(placeholder()))),
+                "optional" => (elem_f, TypeKind::Optional(Box::new(placeholder()))),
                 "map" => {
-                    let key_type = elem("key_type")?;
+                    let key_type = elem(&key_type)?;
                     let value = Box::new(placeholder());
-                    ("value", TypeKind::Map { key_type, value })
+                    (value_f, TypeKind::Map { key_type, value })
                 }
                 _ => return Err(rule(&kind_c, ErrorKind::Unsupported, "unsupported type kind")),
             };
-            let inner = c.field(member).map_err(fe)?.value();
+            let (inner, name) = (member.req().map_err(fe)?.value(), member.name());
             let outer = (level == depth).then(|| c.segs());
             if let Some(outer) = outer {
                 segs = outer;
             }
-            segs.push(Seg::Name(member));
+            segs.push(Seg::Name(name));
             wrappers.push((denotation, wrapper));
             value = inner;
             level += 1;
@@ -428,14 +484,13 @@ impl<'a> Reader<'a> {
             }))
     }
 
-    fn shape(&self, c: &Cursor<'_, '_>) -> R<Option<Vec<Dim>>> {
-        let Some(s) = c.opt_field("shape").map_err(fe)? else {
+    fn shape(&self, f: &Field<'_, '_>) -> R<Option<Vec<Dim>>> {
+        let Some(s) = f.opt() else {
             return Ok(None);
         };
         let dims = list(&s, &mut |d| {
-            let value = d.opt_field("value").map_err(fe)?;
-            let param = d.opt_field("param").map_err(fe)?;
-            let value = match (value, param) {
+            let [value, param, denotation] = d.fields(["value", "param", "denotation"]).map_err(fe)?;
+            let value = match (value.opt(), param.opt()) {
                 (Some(_), Some(p)) => {
                     return Err(rule(&p, ErrorKind::Malformed, "dimension with both value and param"));
                 }
@@ -445,7 +500,7 @@ impl<'a> Reader<'a> {
             };
             Ok(Dim {
                 value,
-                denotation: opt_string(d, "denotation")?,
+                denotation: opt_string(&denotation)?,
             })
         })?;
         Ok(Some(dims))

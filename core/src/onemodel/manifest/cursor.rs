@@ -3,7 +3,7 @@
 //! The same reads, failures, paths and offsets as [`json::Cursor`] over an owned value; the
 //! path is a chain of borrowed steps, rendered only when a failure is reported.
 
-use super::tape::{Children, Val, name_bit};
+use super::tape::{Children, Val, name_bit, same};
 use crate::json::{self, FieldError, IntError, JsonType, Problem};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -164,6 +164,36 @@ impl<'v, 'p> Cursor<'v, 'p> {
         }))
     }
 
+    /// The members `names` of this object, found in one pass over its members (a table
+    /// reads most of its members, so this beats one search per member). Each comes back as
+    /// a [`Field`] that reads exactly as [`Cursor::field`] and [`Cursor::opt_field`] would:
+    /// same cursor, same path, same failure when it is missing. Members not named are
+    /// ignored; names are unique (`spec/json.md` §5), so each slot is filled at most once.
+    pub fn fields<'s, const N: usize>(&'s self, names: [&'static str; N]) -> Result<[Field<'v, 's>; N], FieldError> {
+        let mut members = self.object()?;
+        let mut out = names.map(|name| Field {
+            object: self,
+            name,
+            value: None,
+        });
+        while let Some((name, value)) = members.next_member() {
+            if let Some(slot) = out.iter_mut().find(|f| same(f.name.as_bytes(), name.as_bytes())) {
+                slot.value = Some(value);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The member `name` as found earlier by [`Cursor::fields`] on this same object
+    /// (`value`), for a table whose members are read at different times.
+    pub fn found<'s>(&'s self, name: &'static str, value: Option<Val<'v>>) -> Field<'v, 's> {
+        Field {
+            object: self,
+            name,
+            value,
+        }
+    }
+
     /// The elements of this array, each with its index in the path.
     pub fn items<'s>(&'s self) -> Result<impl Iterator<Item = Cursor<'v, 's>> + 's, FieldError> {
         let (mut items, _) = self.array()?;
@@ -195,6 +225,43 @@ impl<'v, 'p> Cursor<'v, 'p> {
         self.error(match e {
             IntError::NotAnInteger => Problem::NotAnInteger,
             IntError::OutOfRange => Problem::OutOfRange,
+        })
+    }
+}
+
+/// One member of an object as [`Cursor::fields`] found it: present or not.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Field<'v, 's> {
+    object: &'s Cursor<'v, 's>,
+    name: &'static str,
+    value: Option<Val<'v>>,
+}
+
+impl<'v, 's> Field<'v, 's> {
+    /// The member's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The member's value, if present.
+    pub fn value(&self) -> Option<Val<'v>> {
+        self.value
+    }
+
+    /// The member's cursor, `None` when the object has no such member
+    /// ([`Cursor::opt_field`]).
+    pub fn opt(&self) -> Option<Cursor<'v, 's>> {
+        let object: &'s Cursor<'v, 's> = self.object;
+        self.value.map(|v| object.child(v, Seg::Name(self.name)))
+    }
+
+    /// The member's cursor; a missing member is reported at the object's offset with the
+    /// member's path ([`Cursor::field`]).
+    pub fn req(&self) -> Result<Cursor<'v, 's>, FieldError> {
+        self.opt().ok_or_else(|| FieldError {
+            path: self.object.child(self.object.value, Seg::Name(self.name)).path(),
+            offset: self.object.value.offset(),
+            problem: Problem::Missing,
         })
     }
 }
@@ -255,6 +322,30 @@ mod tests {
         }
         assert_eq!(tb.items().unwrap().count(), 5);
         assert_eq!(t.field("s").unwrap().str(), Ok("t"));
+    }
+
+    /// A one-pass read of several members gives, member by member, what single lookups
+    /// give: the same cursors, paths and offsets, the same failure for a missing member
+    /// and for a value that is not an object; escaped names match their text.
+    #[test]
+    fn fields_read_as_single_lookups() {
+        let doc = r#"{"b":[1],"\u0061":{"x":1},"c":"s","zz":0}"#;
+        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap();
+        let base = [Seg::Name("graph"), Seg::Index(2)];
+        let t = Cursor::at(tape.root(), &base);
+        let names = ["a", "b", "d", "c"];
+        let fields = t.fields(names).unwrap();
+        let seen = |c: Cursor<'_, '_>| (c.path(), c.value().offset());
+        for (f, name) in fields.iter().zip(names) {
+            assert_eq!(f.name(), name);
+            assert_eq!(f.req().map(seen), t.field(name).map(seen));
+            assert_eq!(f.opt().map(seen), t.opt_field(name).unwrap().map(seen));
+            assert_eq!(t.found(name, f.value()).req().map(seen), t.field(name).map(seen));
+        }
+        assert_eq!(fields[0].req().unwrap().path(), "manifest.graph[2].a");
+        assert_eq!(fields[2].req().unwrap_err().offset, 0);
+        let s = t.field("c").unwrap();
+        assert_eq!(s.fields(["x"]).unwrap_err(), s.field("x").unwrap_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! reading order (§3.2) is the one reported, with the same path and offset.
 
 use super::tape::Val;
-use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_list, opt_string, string_of};
+use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_items, opt_list, opt_string, string_of};
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
@@ -25,11 +25,24 @@ struct Body<'v, 'a> {
     out: Out<'a>,
     /// A function's `attribute_defaults` while they are read.
     defaults: Option<Attrs<'v, 'a>>,
+    /// The members read after the attribute defaults or the nodes.
+    later: Later<'v>,
     /// The nodes not yet started, and the index of the next one.
     nodes: Children<'v>,
     next_node: usize,
-    /// The node being read: the node, its value and index, and its attributes.
-    node: Option<(Node<'a>, Val<'v>, usize, Attrs<'v, 'a>)>,
+    /// The node being read: the node, its value and index, its attributes and the value
+    /// of its `metadata`.
+    node: Option<(Node<'a>, Val<'v>, usize, Attrs<'v, 'a>, Option<Val<'v>>)>,
+}
+
+/// The values of a body's members that are read once its nodes are: a function's `nodes`
+/// (after its attribute defaults), `opsets` and `value_info`, and `metadata`.
+#[derive(Clone, Copy, Default)]
+struct Later<'v> {
+    nodes: Option<Val<'v>>,
+    opsets: Option<Val<'v>>,
+    value_info: Option<Val<'v>>,
+    metadata: Option<Val<'v>>,
 }
 
 enum Out<'a> {
@@ -84,14 +97,6 @@ pub(super) enum Started<'v, 'a> {
 
 /// A graph to open: its value and its path.
 type Open<'v> = Option<(Val<'v>, Vec<Seg>)>;
-
-/// The elements of the optional array `name` of `c` (none when absent).
-fn opt_items<'v>(c: &Cursor<'v, '_>, name: &'static str) -> R<Children<'v>> {
-    match c.opt_field(name).map_err(fe)? {
-        Some(f) => Ok(f.array().map_err(fe)?.0),
-        None => Ok(Children::empty(c.value().tape())),
-    }
-}
 
 impl<'v, 'a> Attrs<'v, 'a> {
     fn new(items: Children<'v>, place: Place) -> Self {
@@ -181,16 +186,17 @@ impl<'v, 'a> Body<'v, 'a> {
                 if let Out::Function(f) = &mut self.out {
                     f.attribute_defaults = done;
                 }
-                self.nodes = opt_items(&body, "nodes")?;
+                self.nodes = opt_items(&body.found("nodes", self.later.nodes), self.value.tape())?;
                 continue;
             }
-            if let Some((node, value, i, list)) = &mut self.node {
+            if let Some((node, value, i, list, meta)) = &mut self.node {
                 if let Some(open) = list.step(r, self.depth, &body)? {
                     return Ok(Some(open));
                 }
                 node.attributes = core::mem::take(&mut list.out);
                 let nodes = body.child(*value, Seg::Name("nodes"));
-                node.metadata = metadata(&nodes.child(*value, Seg::Index(*i)))?;
+                let c = nodes.child(*value, Seg::Index(*i));
+                node.metadata = metadata(&c.found("metadata", *meta))?;
                 if let Some((node, ..)) = self.node.take() {
                     match &mut self.out {
                         Out::Graph(g) => g.nodes.push(node),
@@ -206,16 +212,15 @@ impl<'v, 'a> Body<'v, 'a> {
             self.next_node += 1;
             let nodes = body.child(v, Seg::Name("nodes"));
             let c = nodes.child(v, Seg::Index(i));
-            let node = r.node_head(&c)?;
-            let attrs = Attrs::new(opt_items(&c, "attributes")?, Place::Node(i));
-            self.node = Some((node, v, i, attrs));
+            let (node, attributes, meta) = r.node_head(&c)?;
+            self.node = Some((node, v, i, Attrs::new(attributes, Place::Node(i)), meta));
         }
     }
 
     /// Takes a finished graph for the attribute being read.
     fn accept(&mut self, g: Graph<'a>) {
         match (&mut self.defaults, &mut self.node) {
-            (Some(list), _) | (None, Some((.., list))) => list.accept(g),
+            (Some(list), _) | (None, Some((.., list, _))) => list.accept(g),
             _ => {}
         }
     }
@@ -224,15 +229,16 @@ impl<'v, 'a> Body<'v, 'a> {
     /// `value_info` and `metadata` (§2.2, §2.8).
     fn finish(self, r: &Reader<'a>) -> R<Out<'a>> {
         let c = Cursor::at(self.value, &self.segs);
+        let later = self.later;
         Ok(match self.out {
             Out::Graph(mut g) => {
-                g.metadata = metadata(&c)?;
+                g.metadata = metadata(&c.found("metadata", later.metadata))?;
                 Out::Graph(g)
             }
             Out::Function(mut f) => {
-                f.opsets = opsets(&c)?;
-                f.value_info = opt_list(&c, "value_info", |t| r.typed_name(t, 1))?;
-                f.metadata = metadata(&c)?;
+                f.opsets = opsets(&c.found("opsets", later.opsets))?;
+                f.value_info = opt_list(&c.found("value_info", later.value_info), |t| r.typed_name(t, 1))?;
+                f.metadata = metadata(&c.found("metadata", later.metadata))?;
                 Out::Function(f)
             }
         })
@@ -251,23 +257,59 @@ impl<'a> Reader<'a> {
 
     /// The Function table (§2.8); its body is nesting level 1.
     pub(super) fn function(&self, c: &Cursor<'_, '_>) -> R<Function<'a>> {
+        let [
+            name,
+            domain,
+            overload,
+            doc,
+            inputs,
+            outputs,
+            attribute_names,
+            attribute_defaults,
+            nodes,
+            opsets,
+            value_info,
+            metadata,
+        ] = c
+            .fields([
+                "name",
+                "domain",
+                "overload",
+                "doc",
+                "inputs",
+                "outputs",
+                "attribute_names",
+                "attribute_defaults",
+                "nodes",
+                "opsets",
+                "value_info",
+                "metadata",
+            ])
+            .map_err(fe)?;
         let func = Function {
-            name: super::req_string(c, "name")?,
-            domain: opt_string(c, "domain")?,
-            overload: opt_string(c, "overload")?,
-            doc: opt_string(c, "doc")?,
-            inputs: opt_list(c, "inputs", string_of)?,
-            outputs: opt_list(c, "outputs", string_of)?,
-            attribute_names: opt_list(c, "attribute_names", string_of)?,
+            name: super::req_string(&name)?,
+            domain: opt_string(&domain)?,
+            overload: opt_string(&overload)?,
+            doc: opt_string(&doc)?,
+            inputs: opt_list(&inputs, string_of)?,
+            outputs: opt_list(&outputs, string_of)?,
+            attribute_names: opt_list(&attribute_names, string_of)?,
             ..Function::default()
         };
-        let defaults = Attrs::new(opt_items(c, "attribute_defaults")?, Place::Defaults);
+        let tape = c.value().tape();
+        let defaults = Attrs::new(opt_items(&attribute_defaults, tape)?, Place::Defaults);
         let root = Body {
             value: c.value(),
             segs: c.segs(),
             depth: 1,
             out: Out::Function(func),
             defaults: Some(defaults),
+            later: Later {
+                nodes: nodes.value(),
+                opsets: opsets.value(),
+                value_info: value_info.value(),
+                metadata: metadata.value(),
+            },
             nodes: Children::empty(c.value().tape()),
             next_node: 0,
             node: None,
@@ -324,24 +366,51 @@ impl<'a> Reader<'a> {
                 "graphs and types nested too deeply",
             ));
         }
-        c.object().map_err(fe)?;
+        let [
+            name,
+            doc,
+            initializers,
+            sparse_initializers,
+            inputs,
+            outputs,
+            value_info,
+            nodes,
+            metadata,
+        ] = c
+            .fields([
+                "name",
+                "doc",
+                "initializers",
+                "sparse_initializers",
+                "inputs",
+                "outputs",
+                "value_info",
+                "nodes",
+                "metadata",
+            ])
+            .map_err(fe)?;
         let g = Graph {
-            name: opt_string(&c, "name")?,
-            doc: opt_string(&c, "doc")?,
-            initializers: opt_list(&c, "initializers", |t| self.tensor(t))?,
-            sparse_initializers: opt_list(&c, "sparse_initializers", |t| self.sparse(t))?,
-            inputs: opt_list(&c, "inputs", |t| self.typed_name(t, depth))?,
-            outputs: opt_list(&c, "outputs", |t| self.typed_name(t, depth))?,
-            value_info: opt_list(&c, "value_info", |t| self.typed_name(t, depth))?,
+            name: opt_string(&name)?,
+            doc: opt_string(&doc)?,
+            initializers: opt_list(&initializers, |t| self.tensor(t))?,
+            sparse_initializers: opt_list(&sparse_initializers, |t| self.sparse(t))?,
+            inputs: opt_list(&inputs, |t| self.typed_name(t, depth))?,
+            outputs: opt_list(&outputs, |t| self.typed_name(t, depth))?,
+            value_info: opt_list(&value_info, |t| self.typed_name(t, depth))?,
             ..Graph::default()
         };
-        let nodes = opt_items(&c, "nodes")?;
+        let nodes = opt_items(&nodes, value.tape())?;
+        let later = Later {
+            metadata: metadata.value(),
+            ..Later::default()
+        };
         Ok(Body {
             value,
             segs,
             depth,
             out: Out::Graph(g),
             defaults: None,
+            later,
             nodes,
             next_node: 0,
             node: None,

@@ -185,7 +185,7 @@ impl<'a> Tape<'a> {
 
 /// Byte equality of two slices of the same length, in a loop: member names are a few
 /// bytes long, where a library `memcmp` call costs more than the comparison.
-fn same(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
@@ -232,8 +232,8 @@ impl<'v> Children<'v> {
         Some(v)
     }
 
-    /// The next object member, without moving past it.
-    fn peek_member(&self) -> Option<(&'v str, Val<'v>)> {
+    /// The next object member: its name and value.
+    pub fn next_member(&mut self) -> Option<(&'v str, Val<'v>)> {
         if self.next >= self.end {
             return None;
         }
@@ -241,7 +241,9 @@ impl<'v> Children<'v> {
             tape: self.tape,
             at: self.next + 1,
         };
-        Some((self.tape.name(self.next), v))
+        let name = self.tape.name(self.next);
+        self.next = v.skip();
+        Some((name, v))
     }
 
     /// Moves to the member at tape index `at` (one this list reached before).
@@ -274,8 +276,11 @@ impl<'v> Children<'v> {
                 };
                 return Some((v, v.skip()));
             }
-            let (_, v) = at.peek_member()?;
-            at.next = v.skip();
+            at.next = Val {
+                tape: self.tape,
+                at: at.next + 1,
+            }
+            .skip();
         }
     }
 }
