@@ -17,7 +17,7 @@ use alloc::collections::{BTreeSet, BinaryHeap};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use defs::{At, Collect, Defs};
+use defs::{At, Collect, Defs, Key};
 
 mod defs;
 
@@ -121,8 +121,9 @@ impl<'m> Resolver<'m, '_> {
     /// Finds `name` from the innermost graph outwards; a node output adds a dependency of
     /// the node being resolved in that graph (§3.1 rules 2 and 3).
     fn lookup(&mut self, name: &str) -> bool {
+        let key = Key::new(name);
         for frame in self.frames.iter_mut().rev() {
-            if let Some(def) = frame.defs.get(name) {
+            if let Some(def) = frame.defs.get(&key) {
                 if let (Def::Node(k), true) = (def, frame.current != NO_NODE) {
                     frame.edges.push((k, frame.current));
                 }

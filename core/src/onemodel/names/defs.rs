@@ -3,10 +3,16 @@
 //! sorted once, so each later lookup is a binary search. A second definition of a name is
 //! found per name from the sorted order and reported at the earliest one in definition
 //! order, exactly where defining them one by one into an ordered map would fail. O(n log n).
+//!
+//! Names are ordered by a [`Key`]: the name's first eight bytes as a big-endian integer,
+//! then the whole name. That is byte order (a name's first eight bytes, zero-padded, never
+//! compare above those of a name it sorts before), but nearly every comparison is one
+//! integer comparison instead of a string comparison.
 
 use super::Def;
 use crate::onemodel::manifest::Seg;
 use alloc::vec::Vec;
+use core::cmp::Ordering;
 
 /// Where a definition is, below its graph's or function's path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,37 +52,69 @@ impl At {
     }
 }
 
+/// A name with its sort key: its first eight bytes, zero-padded, as a big-endian integer.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Key<'m> {
+    head: u64,
+    name: &'m str,
+}
+
+impl<'m> Key<'m> {
+    /// The key of `name`.
+    pub fn new(name: &'m str) -> Self {
+        let mut head = [0u8; 8];
+        for (d, s) in head.iter_mut().zip(name.as_bytes()) {
+            *d = *s;
+        }
+        Key {
+            head: u64::from_be_bytes(head),
+            name,
+        }
+    }
+
+    /// Byte order of the names, decided by the heads unless they are equal.
+    fn cmp(&self, other: &Key<'_>) -> Ordering {
+        self.head.cmp(&other.head).then_with(|| self.name.cmp(other.name))
+    }
+}
+
 /// Definitions in the order they are made.
 #[derive(Default)]
 pub(super) struct Collect<'m> {
-    list: Vec<(&'m str, Def, At, usize)>,
+    list: Vec<(Key<'m>, Def, At)>,
 }
 
 /// A graph's definitions, sorted by name, one per name.
 #[derive(Debug, Default)]
 pub(super) struct Defs<'m> {
-    sorted: Vec<(&'m str, Def)>,
+    sorted: Vec<(Key<'m>, Def)>,
 }
 
 impl<'m> Collect<'m> {
     /// Records that `name` is defined as `def` at `at`.
     pub fn define(&mut self, name: &'m str, def: Def, at: At) {
-        let seq = self.list.len();
-        self.list.push((name, def, at, seq));
+        self.list.push((Key::new(name), def, at));
     }
 
     /// Sorts the definitions; `Err` names the first (in definition order) that defines a
     /// name again. The first definition of a name is kept. An initializer or sparse
     /// initializer right after a same-named input attaches to it instead of defining the
     /// name again (once: a second one is a redefinition).
-    pub fn finish(mut self) -> Result<Defs<'m>, At> {
-        self.list.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.3.cmp(&b.3)));
-        let mut sorted = Vec::with_capacity(self.list.len());
+    pub fn finish(self) -> Result<Defs<'m>, At> {
+        // Sorted as (head, index in definition order): 16 bytes an entry; only entries
+        // with equal heads compare their names.
+        let list = &self.list;
+        let mut order: Vec<(u64, usize)> = list.iter().enumerate().map(|(i, (k, ..))| (k.head, i)).collect();
+        let name = |i: usize| list.get(i).map_or("", |(k, ..)| k.name);
+        order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1).cmp(name(b.1))).then(a.1.cmp(&b.1)));
+        let entry = |&(_, i): &(u64, usize)| list.get(i).map(|&(key, def, at)| (key, def, at, i));
+        let entries: Vec<(Key<'m>, Def, At, usize)> = order.iter().filter_map(entry).collect();
+        let mut sorted = Vec::with_capacity(entries.len());
         let mut first_error: Option<(usize, At)> = None;
-        for group in self.list.chunk_by(|a, b| a.0 == b.0) {
+        for group in entries.chunk_by(|a, b| a.0.head == b.0.head && a.0.name == b.0.name) {
             let again = match group {
-                [(name, def, ..), rest @ ..] => {
-                    sorted.push((*name, *def));
+                [(key, def, ..), rest @ ..] => {
+                    sorted.push((*key, *def));
                     match rest {
                         [(_, _, at, _), later @ ..] if *def == Def::Input && at.attaches() => later.first(),
                         _ => rest.first(),
@@ -98,9 +136,9 @@ impl<'m> Collect<'m> {
 }
 
 impl Defs<'_> {
-    /// What `name` is defined as in this graph, if anything.
-    pub fn get(&self, name: &str) -> Option<Def> {
-        let i = self.sorted.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    /// What the name of `key` is defined as in this graph, if anything.
+    pub fn get(&self, key: &Key<'_>) -> Option<Def> {
+        let i = self.sorted.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
         self.sorted.get(i).map(|(_, d)| *d)
     }
 }
@@ -136,7 +174,7 @@ mod tests {
         let input = ("w", Def::Input, At::Input(0));
         let init = ("w", Def::Value, At::Initializer(0));
         let d = defs(&[input, init]).unwrap();
-        assert_eq!(d.get("w"), Some(Def::Input));
+        assert_eq!(d.get(&Key::new("w")), Some(Def::Input));
         assert_eq!(
             defs(&[input, init, ("w", Def::Value, At::Sparse(0))]).unwrap_err(),
             At::Sparse(0)
@@ -164,10 +202,60 @@ mod tests {
             ("c", Def::Value, At::Initializer(0)),
         ])
         .unwrap();
-        assert_eq!(d.get("a"), Some(Def::Input));
-        assert_eq!(d.get("b"), Some(Def::Node(3)));
-        assert_eq!(d.get("c"), Some(Def::Value));
-        assert_eq!(d.get(""), None);
-        assert_eq!(d.get("d"), None);
+        assert_eq!(d.get(&Key::new("a")), Some(Def::Input));
+        assert_eq!(d.get(&Key::new("b")), Some(Def::Node(3)));
+        assert_eq!(d.get(&Key::new("c")), Some(Def::Value));
+        assert_eq!(d.get(&Key::new("")), None);
+        assert_eq!(d.get(&Key::new("d")), None);
+    }
+
+    /// Key order is byte order, also for names that share their first eight bytes, differ
+    /// only in length, or hold zero bytes (which pad like absent bytes), and every such
+    /// name is found.
+    #[test]
+    fn key_order_is_byte_order() {
+        let names = [
+            "",
+            "\0",
+            "a",
+            "a\0",
+            "a\0\0",
+            "ab",
+            "layer10.down",
+            "layer10.dow",
+            "layer10.down.w",
+            "layer10.",
+            "layer10",
+            "layer10\0",
+            "layer10.up",
+            "\u{ff}",
+            "z",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(Key::new(a).cmp(&Key::new(b)), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+        let list: alloc::vec::Vec<_> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (*n, Def::Node(i), At::Output(i, 0)))
+            .collect();
+        let mut c = Collect::default();
+        for &(name, def, at) in &list {
+            c.define(name, def, at);
+        }
+        let d = c.finish().unwrap();
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(d.get(&Key::new(n)), Some(Def::Node(i)));
+        }
+        assert_eq!(d.get(&Key::new("layer10.do")), None);
+        let dup = [
+            list[6],
+            list[12],
+            ("layer10.down", Def::Value, At::Initializer(3)),
+            list[7],
+        ];
+        assert_eq!(defs(&dup).unwrap_err(), At::Initializer(3));
     }
 }
