@@ -34,6 +34,13 @@ impl<'a> Str<'a> {
         self.text.get(self.start..self.end).unwrap_or_default()
     }
 
+    /// The input offset just past the raw text (a string's closing quote, the byte after
+    /// a number), without slicing the text.
+    #[inline]
+    pub fn end(&self) -> usize {
+        self.end
+    }
+
     /// True when the raw text contains at least one escape.
     pub fn has_escapes(&self) -> bool {
         self.escaped
@@ -186,6 +193,11 @@ impl<'a> Parser<'a> {
     pub fn with_hash_key(mut self, key: [u64; 2]) -> Self {
         self.names = NameSets::new(key);
         self
+    }
+
+    /// The whole input as text, checked as UTF-8 by [`Parser::new`].
+    pub fn text(&self) -> &'a str {
+        self.text
     }
 
     /// Number of containers open right now.
@@ -708,6 +720,23 @@ mod tests {
                 assert_eq!(skip_plain(&alloc::vec![b'a'; len], 0), len);
             }
         }
+    }
+
+    /// `Str::end` is where the raw text ends, and `Parser::text` is the input.
+    #[test]
+    fn token_ends_and_text() {
+        let doc = r#"{"ab":["c\n",-1.5e3]}"#;
+        let mut p = Parser::new(doc.as_bytes(), Limits::DEFAULT).unwrap();
+        assert_eq!(p.text(), doc);
+        let mut ends = Vec::new();
+        while let Some(e) = p.next_event().unwrap() {
+            if let Token::Name(s) | Token::String(s) | Token::Number(s) = e.token {
+                let start = s.end() - s.raw().len();
+                assert_eq!(doc.get(start..s.end()), Some(s.raw()));
+                ends.push(s.end());
+            }
+        }
+        assert_eq!(ends, [4, 11, 19]);
     }
 
     #[test]
