@@ -89,8 +89,7 @@ impl<'a> Tape<'a> {
     /// returned exactly as [`json::parse_keyed`] would return it.
     pub fn parse(manifest: &'a [u8], limits: json::Limits, hash_key: [u64; 2]) -> Result<Tape<'a>, json::Error> {
         let mut parser = Parser::new(manifest, limits)?.with_hash_key(hash_key);
-        // The parser has validated the whole input as UTF-8 already; this cannot fail.
-        let text = json::utf8::validate(manifest)?;
+        let text = parser.text();
         let mut tape = Tape {
             text,
             items: Vec::with_capacity(reserve_for(manifest.len())),
@@ -103,13 +102,13 @@ impl<'a> Tape<'a> {
                 Token::Name(s) => {
                     let (name, bit) = match tape.escape(s) {
                         Some(index) => (Item::EscapedName { index }, u32::MAX),
-                        None => (
-                            Item::Name {
-                                offset,
-                                end: end_of(s, offset),
-                            },
-                            name_bit(s.raw().as_bytes()),
-                        ),
+                        None => {
+                            let end = small(s.end());
+                            let raw = manifest
+                                .get(wide(offset).saturating_add(1)..wide(end))
+                                .unwrap_or_default();
+                            (Item::Name { offset, end }, name_bit(raw))
+                        }
                     };
                     if let Some(o) = open.last_mut() {
                         o.count_or_names |= bit;
@@ -137,12 +136,12 @@ impl<'a> Tape<'a> {
                     Some(index) => Item::EscapedString { offset, index },
                     None => Item::String {
                         offset,
-                        end: end_of(s, offset),
+                        end: small(s.end()),
                     },
                 },
                 Token::Number(n) => Item::Number {
                     offset,
-                    end: offset.saturating_add(small(n.raw().len())),
+                    end: small(n.end()),
                 },
                 Token::Bool(b) => Item::Literal { offset, value: Some(b) },
                 Token::Null => Item::Literal { offset, value: None },
@@ -167,14 +166,21 @@ impl<'a> Tape<'a> {
 
     /// For a string or name with escapes: unescapes it into the side list and returns its
     /// index there.
+    #[inline(always)]
     fn escape(&mut self, s: Str<'a>) -> Option<u32> {
         if !s.has_escapes() {
             return None;
         }
+        Some(self.unescape(s))
+    }
+
+    /// The unescaping part of [`Tape::escape`], out of line: few strings have escapes.
+    #[inline(never)]
+    fn unescape(&mut self, s: Str<'a>) -> u32 {
         let mut text = String::new();
         s.unescape_into(&mut text);
         self.escaped.push(text);
-        Some(small(self.escaped.len() - 1))
+        small(self.escaped.len() - 1)
     }
 
     /// The top-level value.
@@ -187,11 +193,6 @@ impl<'a> Tape<'a> {
 /// bytes long, where a library `memcmp` call costs more than the comparison.
 pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// The end offset of a string or name token that opens at `offset`.
-fn end_of(s: Str<'_>, offset: u32) -> u32 {
-    offset.saturating_add(1).saturating_add(small(s.raw().len()))
 }
 
 /// The elements of an array, or the members of an object, from a position on.
