@@ -176,9 +176,22 @@ impl<'v, 'p> Cursor<'v, 'p> {
             name,
             value: None,
         });
+        // Writers put members in table order, so the search starts after the last match.
+        let mut next = 0;
         while let Some((name, value)) = members.next_member() {
-            if let Some(slot) = out.iter_mut().find(|f| same(f.name.as_bytes(), name.as_bytes())) {
-                slot.value = Some(value);
+            let mut i = next;
+            for _ in 0..N {
+                if i >= N {
+                    i = 0;
+                }
+                if let Some(f) = out.get_mut(i)
+                    && same(f.name.as_bytes(), name.as_bytes())
+                {
+                    f.value = Some(value);
+                    next = i + 1;
+                    break;
+                }
+                i += 1;
             }
         }
         Ok(out)

@@ -234,6 +234,7 @@ impl<'v> Children<'v> {
     }
 
     /// The next object member: its name and value.
+    #[inline]
     pub fn next_member(&mut self) -> Option<(&'v str, Val<'v>)> {
         if self.next >= self.end {
             return None;
