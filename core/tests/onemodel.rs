@@ -369,6 +369,33 @@ fn tensor_is_a_view_of_the_file() {
     assert_eq!(start % 64, 0);
 }
 
+/// Node and tensor names without escapes are views of the manifest bytes; a name with an
+/// escape is its unescaped text, owned.
+#[test]
+fn names_are_views_of_the_manifest_unless_escaped() {
+    use std::borrow::Cow;
+    let m = graph_manifest(concat!(
+        r#"{"initializers":[{"name":"w","dtype":1,"dims":[0],"data":{"offset":0,"length":0}}],"#,
+        r#""inputs":[{"name":"x"}],"outputs":[{"name":"y\u0031"}],"#,
+        r#""nodes":[{"name":"n0","op":"Add","inputs":["x","w"],"outputs":["y\u0031"]}]}"#
+    ));
+    let f = file(&m, &[]);
+    let model = read(&f).unwrap();
+    let inside = |s: &str| {
+        let at = s.as_ptr() as usize;
+        at >= f.as_ptr() as usize && at + s.len() <= f.as_ptr() as usize + f.len()
+    };
+    let node = &model.graph.nodes[0];
+    let tensor = &model.graph.initializers[0];
+    for name in [&node.name, &node.op, &node.inputs[0], &node.inputs[1], &tensor.name] {
+        assert!(matches!(name, Cow::Borrowed(_)) && inside(name), "{name}");
+    }
+    assert_eq!((&*node.name, &*node.op, &*tensor.name), ("n0", "Add", "w"));
+    assert_eq!(node.outputs, ["y1"]);
+    assert!(matches!(node.outputs[0], Cow::Owned(_)));
+    assert!(matches!(node.domain, Cow::Borrowed("")));
+}
+
 #[test]
 fn dtype_unknown_unsupported() {
     for code in ["0", "29", "-1", "300"] {
@@ -679,7 +706,7 @@ fn nodes_reordered_stably() {
     );
     let bytes_model = file(&m, &[]);
     let model = read(&bytes_model).unwrap();
-    let ops: Vec<_> = model.graph.nodes.iter().map(|n| n.op.as_str()).collect();
+    let ops: Vec<_> = model.graph.nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["A", "B", "C"]);
 }
 
@@ -696,7 +723,7 @@ fn nodes_in_order_keep_positions() {
     );
     let bytes_model = file(&m, &[]);
     let model = read(&bytes_model).unwrap();
-    let ops: Vec<_> = model.graph.nodes.iter().map(|n| n.op.as_str()).collect();
+    let ops: Vec<_> = model.graph.nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["C", "A", "B"]);
 }
 
@@ -754,7 +781,7 @@ fn subgraph_reads_enclosing_value_and_orders_its_node() {
     let m = net(&["x"], &[if_node, node("A", &["x"], &["a"])], &["y"]);
     let bytes_model = file(&m, &[]);
     let model = read(&bytes_model).unwrap();
-    let ops: Vec<_> = model.graph.nodes.iter().map(|n| n.op.as_str()).collect();
+    let ops: Vec<_> = model.graph.nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["A", "If"]);
 }
 
@@ -791,7 +818,7 @@ fn nodes_reordered_in_every_subgraph_and_function() {
     let m = format!("{},\"functions\":[{function}]}}", &m[..m.len() - 1]);
     let bytes = file(&m, &[]);
     let model = read(&bytes).unwrap();
-    let ops = |nodes: &[Node]| nodes.iter().map(|n| n.op.clone()).collect::<Vec<_>>();
+    let ops = |nodes: &[Node]| nodes.iter().map(|n| n.op.to_string()).collect::<Vec<_>>();
     fn sub<'m, 'a>(a: &'m Attribute<'a>, i: usize) -> &'m Graph<'a> {
         match a.value.as_ref().unwrap() {
             AttrValue::Graph(g) => g,
@@ -840,7 +867,7 @@ fn function_body_resolved_and_ordered() {
     let m = "{\"ir_version\":9,\"opsets\":[{\"version\":17},{\"domain\":\"f\",\"version\":1}],\"graph\":{},\"functions\":[{\"name\":\"F\",\"domain\":\"f\",\"inputs\":[\"a\"],\"outputs\":[\"c\"],\"nodes\":[{\"op\":\"N\",\"inputs\":[\"b\"],\"outputs\":[\"c\"]},{\"op\":\"M\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]}]}]}";
     let bytes_model = file(m, &[]);
     let model = read(&bytes_model).unwrap();
-    let ops: Vec<_> = model.functions[0].nodes.iter().map(|n| n.op.as_str()).collect();
+    let ops: Vec<_> = model.functions[0].nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["M", "N"]);
 }
 
@@ -887,7 +914,7 @@ fn sample_model<'a>(w: &'a [u8], idx: &'a [u8]) -> Model<'a> {
             ]),
         },
     };
-    let tensor = |name: &str, dtype, dims: Vec<u64>, bytes: &'a [u8]| Tensor {
+    let tensor = |name: &'a str, dtype, dims: Vec<u64>, bytes: &'a [u8]| Tensor {
         name: name.into(),
         dtype,
         dims,

@@ -52,7 +52,7 @@ pub fn safetensors_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
 
 fn tensor(name: String, dtype: u8, dims: Vec<u64>, data: Vec<u8>) -> Tensor<'static> {
     Tensor {
-        name,
+        name: name.into(),
         dtype,
         dims,
         data: TensorData::Raw(Cow::Owned(data)),
@@ -88,10 +88,10 @@ fn typed(name: &str, elem_type: u8, dims: &[u64]) -> TypedName {
 
 fn node(name: String, op: &str, inputs: &[&str], output: &str) -> Node<'static> {
     Node {
-        name,
-        op: op.into(),
-        inputs: inputs.iter().map(|s| (*s).to_string()).collect(),
-        outputs: vec![output.to_string()],
+        name: name.into(),
+        op: Cow::Owned(op.to_string()),
+        inputs: inputs.iter().map(|s| Cow::Owned((*s).to_string())).collect(),
+        outputs: vec![Cow::Owned(output.to_string())],
         ..Node::default()
     }
 }

@@ -26,6 +26,8 @@ type R<T> = Result<T, Error>;
 
 /// Reads manifest tables against one data region.
 pub(crate) struct Reader<'a> {
+    /// The manifest text the tape was parsed from, which names are borrowed from.
+    pub text: &'a str,
     /// The data region (`data_length` bytes at `data_offset`).
     pub data: &'a [u8],
     /// Most graphs and types open at once (§3.2; 64 by default).
@@ -74,6 +76,15 @@ fn list<'v, T>(c: &Cursor<'v, '_>, item: &mut impl FnMut(&Cursor<'v, '_>) -> R<T
         out.push(item(&e)?);
     }
     Ok(out)
+}
+
+/// The string `c`, borrowed from the manifest text unless it has escapes.
+fn name_of<'a>(text: &'a str, c: &Cursor<'_, '_>) -> R<Cow<'a, str>> {
+    let s = c.str().map_err(fe)?;
+    Ok(match c.value().span().and_then(|r| text.get(r)) {
+        Some(t) => Cow::Borrowed(t),
+        None => Cow::Owned(String::from(s)),
+    })
 }
 
 fn string_of(c: &Cursor<'_, '_>) -> R<String> {
@@ -150,6 +161,16 @@ fn dims(c: &Cursor<'_, '_>) -> R<(Vec<u64>, u64)> {
 }
 
 impl<'a> Reader<'a> {
+    /// A string value, borrowed from the manifest text unless it has escapes.
+    fn name(&self, c: &Cursor<'_, '_>) -> R<Cow<'a, str>> {
+        name_of(self.text, c)
+    }
+
+    /// An optional string member as [`Reader::name`] reads it (`""` when absent).
+    fn opt_name(&self, f: &Field<'_, '_>) -> R<Cow<'a, str>> {
+        f.opt().map_or(Ok(Cow::Borrowed("")), |c| self.name(&c))
+    }
+
     /// The Model table (§2.1).
     pub fn model(&self, c: &Cursor<'_, '_>) -> R<Model<'a>> {
         let [
@@ -243,13 +264,13 @@ impl<'a> Reader<'a> {
             ])
             .map_err(fe)?;
         let node = Node {
-            name: opt_string(&name)?,
-            op: req_string(&op)?,
-            domain: opt_string(&domain)?,
-            overload: opt_string(&overload)?,
+            name: self.opt_name(&name)?,
+            op: self.name(&op.req().map_err(fe)?)?,
+            domain: self.opt_name(&domain)?,
+            overload: self.opt_name(&overload)?,
             doc: opt_string(&doc)?,
-            inputs: opt_list(&inputs, string_of)?,
-            outputs: opt_list(&outputs, string_of)?,
+            inputs: opt_list(&inputs, |e| self.name(e))?,
+            outputs: opt_list(&outputs, |e| self.name(e))?,
             ..Node::default()
         };
         let attributes = opt_items(&attributes, c.value().tape())?;
@@ -319,7 +340,7 @@ impl<'a> Reader<'a> {
         let [name, dtype, dims_f, doc, data_f, strings_f, metadata_f] = c
             .fields(["name", "dtype", "dims", "doc", "data", "strings", "metadata"])
             .map_err(fe)?;
-        let name = opt_string(&name)?;
+        let name = self.opt_name(&name)?;
         let dtype = code(&dtype.req().map_err(fe)?, tensor::is_tensor_dtype, "unsupported dtype")?;
         let (dims, count) = dims(&dims_f.req().map_err(fe)?)?;
         let doc = opt_string(&doc)?;

@@ -89,6 +89,7 @@ pub fn read_with(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Mode
     };
     let tape = manifest::Tape::parse(manifest, json_limits, hash_key).map_err(Error::json)?;
     let reader = manifest::Reader {
+        text: tape.text(),
         data,
         max_nesting: limits.max_nesting,
     };

@@ -1,6 +1,8 @@
 //! The in-memory model a OneModel file describes (`spec/onemodel.md` §2): one Rust type per
-//! manifest table. Strings are owned; tensor bytes read from a file are views
-//! (`Cow::Borrowed`) into the caller's file bytes, never copies.
+//! manifest table. Tensor bytes read from a file are views (`Cow::Borrowed`) into the
+//! caller's file bytes, never copies; so are the names a model is made of (node names,
+//! operators, domains, value names, tensor names) when the manifest writes them without
+//! escapes. Other strings are owned.
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
@@ -105,19 +107,19 @@ pub struct TypedName {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Node<'a> {
     /// `name`.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// `op` (`op_type`).
-    pub op: String,
+    pub op: Cow<'a, str>,
     /// `domain`.
-    pub domain: String,
+    pub domain: Cow<'a, str>,
     /// `overload`.
-    pub overload: String,
+    pub overload: Cow<'a, str>,
     /// `doc`.
     pub doc: String,
     /// `inputs`; `""` is an omitted optional input.
-    pub inputs: Vec<String>,
+    pub inputs: Vec<Cow<'a, str>>,
     /// `outputs`; `""` is an omitted optional output.
-    pub outputs: Vec<String>,
+    pub outputs: Vec<Cow<'a, str>>,
     /// `attributes`.
     pub attributes: Vec<Attribute<'a>>,
     /// `metadata`.
@@ -198,7 +200,7 @@ impl AttrValue<'_> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tensor<'a> {
     /// `name`.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// `dtype`: a code of §2.5's table or 8 (string).
     pub dtype: u8,
     /// `dims`.

@@ -366,10 +366,10 @@ impl<'a> Decoder<'_> {
     fn node_field(&mut self, s: &mut NodeState<'a>, f: &Field<'a>, depth: usize) -> R<Child<'a>> {
         let node = &mut s.node;
         match f.number {
-            1 => node.inputs.push(self.string(f)?),
-            2 => node.outputs.push(self.string(f)?),
-            3 => node.name = self.string(f)?,
-            4 => node.op = self.string(f)?,
+            1 => node.inputs.push(self.string(f)?.into()),
+            2 => node.outputs.push(self.string(f)?.into()),
+            3 => node.name = self.string(f)?.into(),
+            4 => node.op = self.string(f)?.into(),
             5 => {
                 let b = self.bytes(f)?;
                 let seg = Seg::Index("attribute", node.attributes.len());
@@ -377,8 +377,8 @@ impl<'a> Decoder<'_> {
                 return Ok(Some(Frame::new(b, f.payload, depth, Some(seg), a)));
             }
             6 => node.doc = self.string(f)?,
-            7 => node.domain = self.string(f)?,
-            8 => node.overload = self.string(f)?,
+            7 => node.domain = self.string(f)?.into(),
+            8 => node.overload = self.string(f)?.into(),
             9 => {
                 let b = self.bytes(f)?;
                 let e = self.within(Seg::Index("metadata_props", s.n_meta), |d| d.entry(b, f.payload))?;

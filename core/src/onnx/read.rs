@@ -355,7 +355,7 @@ impl Decoder<'_> {
                 5 => d.push_varints(&f, &mut i32s)?,
                 6 => strings.push(d.bytes(&f)?.to_vec()),
                 7 => d.push_varints(&f, &mut i64s)?,
-                8 => t.name = d.string(&f)?,
+                8 => t.name = d.string(&f)?.into(),
                 9 => raw = Some(d.bytes(&f)?),
                 10 => d.push_fixed(&f, 8, &mut f64s)?,
                 11 => d.push_varints(&f, &mut u64s)?,

@@ -158,7 +158,7 @@ fn a<'b>(name: &str, value: AttrValue<'b>) -> Attribute<'b> {
     }
 }
 
-fn t<'b>(name: &str, dtype: u8, dims: Vec<u64>, bytes: &'b [u8]) -> Tensor<'b> {
+fn t<'b>(name: &'b str, dtype: u8, dims: Vec<u64>, bytes: &'b [u8]) -> Tensor<'b> {
     Tensor {
         name: name.into(),
         dtype,

@@ -183,6 +183,11 @@ impl<'a> Tape<'a> {
         small(self.escaped.len() - 1)
     }
 
+    /// The manifest text.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
     /// The top-level value.
     pub fn root(&self) -> Val<'_> {
         Val { tape: self, at: 0 }
@@ -433,6 +438,15 @@ impl<'v> Val<'v> {
         match self.item() {
             Some(&Item::String { offset, end }) => Some(self.tape.quoted(offset, end)),
             Some(&Item::EscapedString { index, .. }) => Some(self.tape.escaped(index)),
+            _ => None,
+        }
+    }
+
+    /// Where a string without escapes has its text in the manifest (between its quotes);
+    /// `None` for anything else.
+    pub fn span(&self) -> Option<core::ops::Range<usize>> {
+        match self.item() {
+            Some(&Item::String { offset, end }) => Some(wide(offset).saturating_add(1)..wide(end)),
             _ => None,
         }
     }

@@ -9,7 +9,6 @@ use crate::json::Writer;
 use crate::onemodel::base64;
 use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
-use alloc::string::String;
 
 pub(super) struct ManifestWriter<'r, 'b> {
     pub(super) w: Writer,
@@ -360,11 +359,11 @@ impl ManifestWriter<'_, '_> {
         }
     }
 
-    fn strs(&mut self, name: &str, v: &[String], always: bool) {
+    fn strs(&mut self, name: &str, v: &[impl AsRef<str>], always: bool) {
         if always || !v.is_empty() {
             self.w.name(name).begin_array();
             for s in v {
-                self.w.string(s);
+                self.w.string(s.as_ref());
             }
             self.w.end_array();
         }
