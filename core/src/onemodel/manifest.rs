@@ -62,16 +62,27 @@ fn opt_list<'v, T>(f: &Field<'v, '_>, mut item: impl FnMut(&Cursor<'v, '_>) -> R
     }
 }
 
-/// The elements of an optional array member (none when absent).
-fn opt_items<'v>(f: &Field<'v, '_>, tape: &'v Tape<'v>) -> R<Children<'v>> {
+/// The elements of an optional array member and their number (none when absent).
+fn opt_items<'v>(f: &Field<'v, '_>, tape: &'v Tape<'v>) -> R<(Children<'v>, usize)> {
     match f.opt() {
-        Some(c) => Ok(c.array().map_err(fe)?.0),
-        None => Ok(Children::empty(tape)),
+        Some(c) => c.array().map_err(fe),
+        None => Ok((Children::empty(tape), 0)),
     }
 }
 
+/// Most bytes reserved for a list before its elements are read.
+const RESERVE_BYTES: usize = 64 * 1024;
+
+/// An empty vector for an array of `n` elements, with room for `n` but at most
+/// [`RESERVE_BYTES`] reserved up front: an array of tiny values (`[1,1,…]`, two manifest
+/// bytes each) must not make the reader reserve many times the manifest's size for table
+/// elements it then rejects. Longer lists grow as they are read.
+fn reserve<T>(n: usize) -> Vec<T> {
+    Vec::with_capacity(n.min(RESERVE_BYTES / core::mem::size_of::<T>().max(1)))
+}
+
 fn list<'v, T>(c: &Cursor<'v, '_>, item: &mut impl FnMut(&Cursor<'v, '_>) -> R<T>) -> R<Vec<T>> {
-    let mut out = Vec::with_capacity(c.array().map_err(fe)?.1);
+    let mut out = reserve(c.array().map_err(fe)?.1);
     for e in c.items().map_err(fe)? {
         out.push(item(&e)?);
     }
@@ -80,11 +91,10 @@ fn list<'v, T>(c: &Cursor<'v, '_>, item: &mut impl FnMut(&Cursor<'v, '_>) -> R<T
 
 /// The string `c`, borrowed from the manifest text unless it has escapes.
 fn name_of<'a>(text: &'a str, c: &Cursor<'_, '_>) -> R<Cow<'a, str>> {
-    let s = c.str().map_err(fe)?;
-    Ok(match c.value().span().and_then(|r| text.get(r)) {
-        Some(t) => Cow::Borrowed(t),
-        None => Cow::Owned(String::from(s)),
-    })
+    match c.value().span().and_then(|r| text.get(r)) {
+        Some(t) => Ok(Cow::Borrowed(t)),
+        None => Ok(Cow::Owned(String::from(c.str().map_err(fe)?))),
+    }
 }
 
 fn string_of(c: &Cursor<'_, '_>) -> R<String> {
@@ -249,7 +259,7 @@ impl<'a> Reader<'a> {
     /// The Node table (§2.3) up to its `attributes`, which `nested` reads next, then
     /// `metadata`: the node so far, the elements of `attributes` and the value of
     /// `metadata`.
-    fn node_head<'v>(&self, c: &Cursor<'v, '_>) -> R<(Node<'a>, Children<'v>, Option<Val<'v>>)> {
+    fn node_head<'v>(&self, c: &Cursor<'v, '_>) -> R<(Node<'a>, (Children<'v>, usize), Option<Val<'v>>)> {
         let [name, op, domain, overload, doc, inputs, outputs, attributes, metadata] = c
             .fields([
                 "name",
@@ -536,5 +546,23 @@ fn placeholder() -> Type {
             elem_type: 0,
             shape: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Up-front reservations are capped by bytes, whatever the element count and size;
+    /// small lists get exactly their length.
+    #[test]
+    fn reservations_are_capped() {
+        let big: Vec<Tensor<'_>> = reserve(usize::MAX / 2);
+        assert!(big.capacity() * core::mem::size_of::<Tensor<'_>>() <= RESERVE_BYTES);
+        assert!(big.capacity() >= RESERVE_BYTES / core::mem::size_of::<Tensor<'_>>());
+        let bytes: Vec<[u8; 1024]> = reserve(1_000_000);
+        assert_eq!(bytes.capacity(), 64);
+        let small: Vec<u64> = reserve(3);
+        assert_eq!(small.capacity(), 3);
     }
 }

@@ -7,7 +7,7 @@
 //! reading order (§3.2) is the one reported, with the same path and offset.
 
 use super::tape::Val;
-use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_items, opt_list, opt_string, string_of};
+use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_items, opt_list, opt_string, reserve, string_of};
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
@@ -99,12 +99,13 @@ pub(super) enum Started<'v, 'a> {
 type Open<'v> = Option<(Val<'v>, Vec<Seg>)>;
 
 impl<'v, 'a> Attrs<'v, 'a> {
-    fn new(items: Children<'v>, place: Place) -> Self {
+    /// The attribute list of `n` elements `items`, at `place`.
+    fn new((items, n): (Children<'v>, usize), place: Place) -> Self {
         Attrs {
             items,
             place,
             next: 0,
-            out: Vec::new(),
+            out: reserve(n),
             open: None,
         }
     }
@@ -186,7 +187,11 @@ impl<'v, 'a> Body<'v, 'a> {
                 if let Out::Function(f) = &mut self.out {
                     f.attribute_defaults = done;
                 }
-                self.nodes = opt_items(&body.found("nodes", self.later.nodes), self.value.tape())?;
+                let (nodes, n) = opt_items(&body.found("nodes", self.later.nodes), self.value.tape())?;
+                self.nodes = nodes;
+                if let Out::Function(f) = &mut self.out {
+                    f.nodes = reserve(n);
+                }
                 continue;
             }
             if let Some((node, value, i, list, meta)) = &mut self.node {
@@ -389,7 +394,7 @@ impl<'a> Reader<'a> {
                 "metadata",
             ])
             .map_err(fe)?;
-        let g = Graph {
+        let mut g = Graph {
             name: opt_string(&name)?,
             doc: opt_string(&doc)?,
             initializers: opt_list(&initializers, |t| self.tensor(t))?,
@@ -399,7 +404,8 @@ impl<'a> Reader<'a> {
             value_info: opt_list(&value_info, |t| self.typed_name(t, depth))?,
             ..Graph::default()
         };
-        let nodes = opt_items(&nodes, value.tape())?;
+        let (nodes, n) = opt_items(&nodes, value.tape())?;
+        g.nodes = reserve(n);
         let later = Later {
             metadata: metadata.value(),
             ..Later::default()
