@@ -82,8 +82,12 @@ fn digit_run(bytes: &[u8], mut i: usize) -> usize {
 /// Reads an RFC 8259 number lexeme as an exact `i64` (`spec/json.md` §4.2).
 pub fn lexeme_to_i64(lexeme: &str) -> Result<i64, IntError> {
     let (negative, digits) = split_sign(lexeme)?;
+    if let Some(v) = short_value(digits) {
+        let v = i64::try_from(v).map_err(|_| IntError::OutOfRange)?;
+        return Ok(if negative { -v } else { v });
+    }
     let mut acc: i64 = 0;
-    for d in digits {
+    for d in digits.iter().copied() {
         let d = i64::from(d - b'0');
         acc = acc.checked_mul(10).ok_or(IntError::OutOfRange)?;
         // Accumulate towards the sign so that i64::MIN is reachable.
@@ -101,9 +105,13 @@ pub fn lexeme_to_i64(lexeme: &str) -> Result<i64, IntError> {
 pub fn lexeme_to_u64(lexeme: &str) -> Result<u64, IntError> {
     let (negative, digits) = split_sign(lexeme)?;
     let mut acc: u64 = 0;
-    for d in digits {
-        acc = acc.checked_mul(10).ok_or(IntError::OutOfRange)?;
-        acc = acc.checked_add(u64::from(d - b'0')).ok_or(IntError::OutOfRange)?;
+    if let Some(v) = short_value(digits) {
+        acc = v;
+    } else {
+        for d in digits.iter().copied() {
+            acc = acc.checked_mul(10).ok_or(IntError::OutOfRange)?;
+            acc = acc.checked_add(u64::from(d - b'0')).ok_or(IntError::OutOfRange)?;
+        }
     }
     if negative && acc != 0 {
         return Err(IntError::OutOfRange);
@@ -111,12 +119,11 @@ pub fn lexeme_to_u64(lexeme: &str) -> Result<u64, IntError> {
     Ok(acc)
 }
 
-/// Splits the sign off an integer lexeme; rejects fractions and exponents.
-fn split_sign(lexeme: &str) -> Result<(bool, impl Iterator<Item = u8> + '_), IntError> {
+/// Splits the sign off an integer lexeme; rejects anything else that is not a digit
+/// (fractions and exponents), before any digit is converted, so `NotAnInteger` wins over
+/// `OutOfRange`.
+fn split_sign(lexeme: &str) -> Result<(bool, &[u8]), IntError> {
     let bytes = lexeme.as_bytes();
-    if bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-        return Err(IntError::NotAnInteger);
-    }
     let (negative, digits) = match bytes.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, bytes),
@@ -124,7 +131,16 @@ fn split_sign(lexeme: &str) -> Result<(bool, impl Iterator<Item = u8> + '_), Int
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return Err(IntError::NotAnInteger);
     }
-    Ok((negative, digits.iter().copied()))
+    Ok((negative, digits))
+}
+
+/// The value of at most 18 digits, which fits `i64` without checks; `None` for longer
+/// runs, which the checked loops read.
+fn short_value(digits: &[u8]) -> Option<u64> {
+    if digits.len() > 18 {
+        return None;
+    }
+    Some(digits.iter().fold(0u64, |acc, d| acc * 10 + u64::from(d - b'0')))
 }
 
 /// A JSON number exactly as written (`spec/json.md` §4). Short lexemes (the usual case)
@@ -243,6 +259,68 @@ mod digit_tests {
         for len in 0..20 {
             let digits: alloc::vec::Vec<u8> = (0..len).map(|i| b'0' + (i % 10) as u8).collect();
             assert_eq!(digit_run(&digits, 0), len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    /// What an exact integer read must give: `NotAnInteger` for anything but an optional
+    /// `-` and digits, else the value if it fits, else `OutOfRange`.
+    fn reference(lexeme: &str) -> (Result<i64, IntError>, Result<u64, IntError>) {
+        let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return (Err(IntError::NotAnInteger), Err(IntError::NotAnInteger));
+        }
+        let Ok(v) = lexeme.parse::<i128>() else {
+            return (Err(IntError::OutOfRange), Err(IntError::OutOfRange));
+        };
+        (
+            i64::try_from(v).map_err(|_| IntError::OutOfRange),
+            u64::try_from(v).map_err(|_| IntError::OutOfRange),
+        )
+    }
+
+    /// Every length up to 40 digits, around the 18-digit fast path and the i64/u64
+    /// limits, signed and not, with fractions and exponents (`NotAnInteger` even when the
+    /// digits would overflow).
+    #[test]
+    fn integer_reads_match_the_reference() {
+        let mut cases: Vec<String> = [
+            "0", "-0", "7", "-7", "", "-", "--5", "1.0", "1e2", "10E0", "-1.5", "007",
+        ]
+        .iter()
+        .map(|s| String::from(*s))
+        .collect();
+        for n in 1..=40 {
+            cases.push("9".repeat(n));
+            cases.push(format!("1{}", "0".repeat(n)));
+            cases.push(format!("{}.5", "9".repeat(n)));
+            cases.push(format!("{}e1", "9".repeat(n)));
+        }
+        for v in [
+            i64::MAX as i128,
+            i64::MIN as i128,
+            u64::MAX as i128,
+            10i128.pow(18),
+            10i128.pow(19),
+        ] {
+            for d in -2..=2 {
+                cases.push(format!("{}", v + d));
+            }
+        }
+        for c in &cases {
+            let signed = [c.clone(), format!("-{c}")];
+            for l in signed.iter().filter(|l| !l.starts_with("--") || l.as_str() == "--5") {
+                let (i, u) = reference(l);
+                assert_eq!(lexeme_to_i64(l), i, "i64 {l}");
+                assert_eq!(lexeme_to_u64(l), u, "u64 {l}");
+            }
         }
     }
 }
