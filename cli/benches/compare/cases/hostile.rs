@@ -87,10 +87,13 @@ fn report(root: &Path, w: &Worst) -> (Vec<Row>, Vec<Verdict>) {
             case: case.clone(),
             goal: "every rejection ≤ 10 ms".into(),
             measured: format!(
-                "slowest {:.2} ms ({}); {} files over 10 ms",
+                "slowest {:.2} ms ({}); {} over 10 ms",
                 w.time.0.as_secs_f64() * 1e3,
                 name(&w.time.1),
-                w.slow.len()
+                match w.slow.len() {
+                    1 => "1 file".to_string(),
+                    n => format!("{n} files"),
+                }
             ),
             met: w.time.0 <= SLOW,
         },
