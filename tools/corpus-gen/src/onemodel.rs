@@ -350,6 +350,14 @@ fn m_dup_opset() -> String {
     "{\"ir_version\":9,\"opsets\":[{\"version\":1},{\"domain\":\"ai.onnx\",\"version\":2}],\"graph\":{}}".into()
 }
 
+/// A table list (`sparse_initializers`) of 131072 numbers: two manifest bytes per element,
+/// about 300 bytes per table element, so reserving for its length up front would ask for
+/// about 38 MiB for a 256 KiB file (CONVENTIONS: nothing allocated from an unchecked size;
+/// the hostile-corpus memory goal is 16 MiB above the input).
+fn m_sparse_numbers() -> String {
+    gm(&format!("{{\"sparse_initializers\":[{}1]}}", "1,".repeat(131_071)))
+}
+
 cases! {
     // Valid files (§1–§4).
     minimal: file(EMPTY, &[]) => Valid;
@@ -418,6 +426,8 @@ cases! {
         => reject(Bad, "manifest.graph.nodes[0].attributes[0].value[1]", at(&attr("{\"name\":\"a\",\"type\":7,\"value\":[1,\"2\"]}"), "\"2\""));
 
     // §2.5 tensors.
+    sparse_initializers_131072_numbers: file(&m_sparse_numbers(), &[])
+        => reject(Bad, "manifest.graph.sparse_initializers[0]", at(&m_sparse_numbers(), "[1,") + 1);
     dtype_0: file(&init(&raw(0, "[]", 0, 0)), &[]) => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init(&raw(0, "[]", 0, 0)), "0,\"dims"));
     dtype_29: file(&init(&raw(29, "[]", 0, 0)), &[]) => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init(&raw(29, "[]", 0, 0)), "29"));
     dtype_256: file(&init("{\"dtype\":257,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), &[])
