@@ -7,33 +7,13 @@ use modelgate_core::mpk::MpkLimits;
 use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
 use modelgate_io::extract::{CHUNK, HANDOFF_BUFFER, HANDOFF_BUFFERS, READ_AHEAD, check_package, extract};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::{self, File};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+mod common;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: common::Counting = common::Counting;
 
 const BIG: usize = 48 << 20;
 
@@ -103,15 +83,11 @@ fn peak_heap_stays_far_below_package_size() {
     }
     assert!(fs::metadata(&pkg).unwrap().len() > BIG as u64);
 
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    check_package(&pkg, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
-    let check_peak = PEAK.load(Ordering::Relaxed) - base;
-
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
-    let extract_peak = PEAK.load(Ordering::Relaxed) - base;
+    let (checked, check_peak) = common::peak_of(|| check_package(&pkg, MpkLimits::DEFAULT, &mut |_, _| {}));
+    checked.unwrap();
+    let (extracted, extract_peak) =
+        common::peak_of(|| extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}));
+    extracted.unwrap();
     assert_eq!(fs::metadata(dir.join("out/share/m.elf")).unwrap().len(), BIG as u64);
     fs::remove_dir_all(&dir).unwrap();
 
