@@ -22,6 +22,7 @@ pub use number::{IntError, Number, lexeme_to_i64, lexeme_to_u64};
 pub use path::{Cursor, FieldError, Problem};
 pub use siphash::siphash13;
 pub use text::Text;
+pub(crate) use tokenizer::Sink;
 pub use tokenizer::{DEFAULT_HASH_KEY, Event, MAX_INPUT, Parser, Str, Token};
 pub use utf8::is_ijson_text;
 pub use value::{JsonType, Member, Node, Value, build};

@@ -103,6 +103,43 @@ pub struct Event<'a> {
     pub token: Token<'a>,
 }
 
+/// Where [`Parser::read_into`] hands the tokens it reads, in document order, each with
+/// the offset of its first byte (`spec/json.md` §2). The unit type `()` is the sink that
+/// keeps nothing, which [`Parser::skip_to_end`] uses.
+pub(crate) trait Sink<'a> {
+    /// `{` (`object`) or `[` at `at`.
+    fn open(&mut self, at: usize, object: bool);
+    /// The `}` or `]` of the innermost open container.
+    fn close(&mut self);
+    /// A member name whose opening quote is at `at`; its value follows.
+    fn name(&mut self, at: usize, name: Str<'a>);
+    /// A string, number or literal value at `at` (never a container token nor a name).
+    fn scalar(&mut self, at: usize, token: Token<'a>);
+
+    /// One event of [`Parser::next_event`], passed to the method for its token.
+    #[inline(always)]
+    fn event(&mut self, event: Event<'a>) {
+        match event.token {
+            Token::StartObject => self.open(event.offset, true),
+            Token::StartArray => self.open(event.offset, false),
+            Token::EndObject | Token::EndArray => self.close(),
+            Token::Name(name) => self.name(event.offset, name),
+            token => self.scalar(event.offset, token),
+        }
+    }
+}
+
+impl<'a> Sink<'a> for () {
+    #[inline(always)]
+    fn open(&mut self, _: usize, _: bool) {}
+    #[inline(always)]
+    fn close(&mut self) {}
+    #[inline(always)]
+    fn name(&mut self, _: usize, _: Str<'a>) {}
+    #[inline(always)]
+    fn scalar(&mut self, _: usize, _: Token<'a>) {}
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     /// Before the top-level value.
@@ -220,7 +257,7 @@ impl<'a> Parser<'a> {
                 self.names.close();
                 Ok(Some(self.close(at, Token::EndObject)))
             }
-            State::ObjectFirst => self.name(at, next).map(Some),
+            State::ObjectFirst => self.name_event(at, next),
             State::AfterTop => self.after_top(at, next),
             State::AfterInArray => self.after_in_array(at, next),
             State::AfterInObject => self.after_in_object(at, next),
@@ -233,8 +270,18 @@ impl<'a> Parser<'a> {
     /// [`super::validate`] runs; the `json` fuzz target checks that it agrees with draining
     /// `next_event`.
     pub fn skip_to_end(&mut self) -> Result<(), Error> {
+        self.read_into(&mut ())
+    }
+
+    /// Reads the rest of the document as [`Parser::skip_to_end`] does (one loop, the same
+    /// checks, errors and offsets) and hands each token to `sink` in document order, as
+    /// [`Parser::next_event`] would yield it. With the no-op sink `()` this is
+    /// `skip_to_end`; the OneModel manifest tape records the tokens through its own sink.
+    pub(crate) fn read_into<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
         if self.state != State::Start {
-            while self.next_event()?.is_some() {}
+            while let Some(event) = self.next_event()? {
+                sink.event(event);
+            }
             return Ok(());
         }
         loop {
@@ -245,24 +292,31 @@ impl<'a> Parser<'a> {
             match next {
                 Some(b'{') => {
                     self.open(at, true)?;
+                    sink.open(at, true);
                     let (at, next) = self.after_space();
                     if next != Some(b'}') {
-                        self.name(at, next)?;
+                        let name = self.name(at, next)?;
+                        sink.name(at, name);
                         continue;
                     }
                     self.names.close();
                     self.close(at, Token::EndObject);
+                    sink.close();
                 }
                 Some(b'[') => {
                     self.open(at, false)?;
+                    sink.open(at, false);
                     let (at, next) = self.after_space();
                     if next != Some(b']') {
                         continue;
                     }
                     self.close(at, Token::EndArray);
+                    sink.close();
                 }
                 _ => {
-                    self.value(at, next)?;
+                    // Not `{` nor `[`: a scalar (the container arms of `value` are dead here).
+                    let event = self.value(at, next)?;
+                    sink.scalar(at, event.token);
                 }
             }
             // A value is complete: close containers until the next value or the end.
@@ -276,18 +330,21 @@ impl<'a> Parser<'a> {
                         }
                         Some(b']') => {
                             self.close(at, Token::EndArray);
+                            sink.close();
                         }
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
                     },
                     State::AfterInObject => match next {
                         Some(b',') => {
                             let (at, next) = self.after_comma(at);
-                            self.name(at, next)?;
+                            let name = self.name(at, next)?;
+                            sink.name(at, name);
                             break;
                         }
                         Some(b'}') => {
                             self.names.close();
                             self.close(at, Token::EndObject);
+                            sink.close();
                         }
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
                     },
@@ -358,7 +415,7 @@ impl<'a> Parser<'a> {
         match next {
             Some(b',') => {
                 let (at, next) = self.after_comma(at);
-                self.name(at, next).map(Some)
+                self.name_event(at, next)
             }
             Some(b'}') => {
                 self.names.close();
@@ -427,7 +484,17 @@ impl<'a> Parser<'a> {
     }
 
     #[inline(always)]
-    fn name(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
+    fn name_event(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
+        let name = self.name(at, next)?;
+        Ok(Some(Event {
+            offset: at,
+            token: Token::Name(name),
+        }))
+    }
+
+    /// Reads a member name and its colon (`spec/json.md` §5: no duplicate names).
+    #[inline(always)]
+    fn name(&mut self, at: usize, next: Option<u8>) -> Result<Str<'a>, Error> {
         if next != Some(b'"') {
             return Err(self.unexpected(at, next, Expected::Name));
         }
@@ -454,10 +521,7 @@ impl<'a> Parser<'a> {
             other => return Err(self.unexpected(colon, other, Expected::Colon)),
         }
         self.state = State::Value;
-        Ok(Event {
-            offset: at,
-            token: Token::Name(s),
-        })
+        Ok(s)
     }
 
     #[inline(always)]
@@ -737,6 +801,86 @@ mod tests {
             }
         }
         assert_eq!(ends, [4, 11, 19]);
+    }
+
+    /// Writes down what a sink is handed, one line per token.
+    #[derive(Default)]
+    struct Record(Vec<String>);
+
+    impl<'a> Sink<'a> for Record {
+        fn open(&mut self, at: usize, object: bool) {
+            self.0.push(alloc::format!("open {at} {object}"));
+        }
+        fn close(&mut self) {
+            self.0.push(String::from("close"));
+        }
+        fn name(&mut self, at: usize, name: Str<'a>) {
+            self.0.push(alloc::format!("name {at} {}", name.value()));
+        }
+        fn scalar(&mut self, at: usize, token: Token<'a>) {
+            self.0.push(alloc::format!("scalar {at} {token:?}"));
+        }
+    }
+
+    /// `read_into` hands a sink exactly the tokens `next_event` yields, in order, and stops
+    /// with the same error after the same tokens, for accepted and rejected documents, from
+    /// the start and from the middle of a document.
+    #[test]
+    fn sink_sees_what_next_event_yields() {
+        let docs = [
+            r#" { "a" : [ 1 , -2.5e3 , "x\n" , true , false , null , { } , [ ] ] , "b\u0063" : { "d" : [ [ ] ] } } "#,
+            r#"[{"a":{"b":[]}},[[]],{}]"#,
+            "7",
+            r#""s""#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":[1,}"#,
+            "[1] x",
+            "[[[1]]]",
+            r#"{"a" 1}"#,
+            "[1,2",
+            "",
+        ];
+        let shallow = Limits {
+            max_depth: 2,
+            ..Limits::DEFAULT
+        };
+        for (doc, limits, skip) in docs
+            .iter()
+            .flat_map(|doc| [Limits::DEFAULT, shallow].map(|limits| (doc, limits)))
+            .flat_map(|(doc, limits)| [0, 1, 3].map(|skip| (doc, limits, skip)))
+        {
+            let mut by_events = Record::default();
+            let mut p = Parser::new(doc.as_bytes(), limits).unwrap();
+            let events = (|| {
+                while let Some(e) = p.next_event()? {
+                    by_events.event(e);
+                }
+                Ok::<(), Error>(())
+            })();
+            let mut by_sink = Record::default();
+            let mut p = Parser::new(doc.as_bytes(), limits).unwrap();
+            let mut skipped = Ok(());
+            for _ in 0..skip {
+                match p.next_event() {
+                    Ok(Some(e)) => by_sink.event(e),
+                    Ok(None) => break,
+                    Err(e) => {
+                        skipped = Err(e);
+                        break;
+                    }
+                }
+            }
+            let sink = skipped.and_then(|()| p.read_into(&mut by_sink));
+            assert_eq!(sink, events, "{doc} after {skip}");
+            assert_eq!(by_sink.0, by_events.0, "{doc} after {skip}");
+        }
+        // The whole of the first document reached the sink.
+        let mut all = Record::default();
+        Parser::new(docs[0].as_bytes(), Limits::DEFAULT)
+            .unwrap()
+            .read_into(&mut all)
+            .unwrap();
+        assert_eq!(all.0.len(), 23);
     }
 
     #[test]

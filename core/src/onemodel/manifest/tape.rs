@@ -83,85 +83,118 @@ pub(crate) fn name_bit(name: &[u8]) -> u32 {
     1 << (h & 31)
 }
 
+/// Records the parser's tokens on a tape: the [`json::Sink`] of [`Tape::parse`].
+struct Builder<'a> {
+    manifest: &'a [u8],
+    tape: Tape<'a>,
+    /// The containers open at the current token, innermost last.
+    open: Vec<Open>,
+}
+
+impl Builder<'_> {
+    /// Counts a value as one more element of the innermost container if that is an array.
+    #[inline(always)]
+    fn count_element(&mut self) {
+        if let Some(o) = self.open.last_mut()
+            && o.array
+        {
+            o.count_or_names += 1;
+        }
+    }
+}
+
+impl<'a> json::Sink<'a> for Builder<'a> {
+    #[inline(always)]
+    fn open(&mut self, at: usize, object: bool) {
+        self.count_element();
+        let offset = small(at);
+        self.open.push(Open {
+            at: self.tape.items.len(),
+            array: !object,
+            count_or_names: 0,
+        });
+        self.tape.items.push(if object {
+            Item::Object {
+                offset,
+                end: 0,
+                names: 0,
+            }
+        } else {
+            Item::Array { offset, end: 0, len: 0 }
+        });
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        let end = small(self.tape.items.len());
+        if let Some(o) = self.open.pop()
+            && let Some(Item::Object { end: e, names: n, .. } | Item::Array { end: e, len: n, .. }) =
+                self.tape.items.get_mut(o.at)
+        {
+            (*e, *n) = (end, o.count_or_names);
+        }
+    }
+
+    #[inline(always)]
+    fn name(&mut self, at: usize, s: Str<'a>) {
+        let offset = small(at);
+        let (name, bit) = match self.tape.escape(s) {
+            Some(index) => (Item::EscapedName { index }, u32::MAX),
+            None => {
+                let end = small(s.end());
+                let raw = self.manifest.get(at.saturating_add(1)..s.end()).unwrap_or_default();
+                (Item::Name { offset, end }, name_bit(raw))
+            }
+        };
+        if let Some(o) = self.open.last_mut() {
+            o.count_or_names |= bit;
+        }
+        self.tape.items.push(name);
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, at: usize, token: Token<'a>) {
+        let offset = small(at);
+        let item = match token {
+            Token::String(s) => match self.tape.escape(s) {
+                Some(index) => Item::EscapedString { offset, index },
+                None => Item::String {
+                    offset,
+                    end: small(s.end()),
+                },
+            },
+            Token::Number(n) => Item::Number {
+                offset,
+                end: small(n.end()),
+            },
+            Token::Bool(b) => Item::Literal { offset, value: Some(b) },
+            Token::Null => Item::Literal { offset, value: None },
+            // Containers and names come through `open`, `close` and `name`.
+            _ => return,
+        };
+        self.count_element();
+        self.tape.items.push(item);
+    }
+}
+
 impl<'a> Tape<'a> {
     /// Parses `manifest` with the strict parser (`spec/json.md`: size, depth, UTF-8,
-    /// grammar, escapes, duplicate names) and records its tokens. The first JSON failure is
-    /// returned exactly as [`json::parse_keyed`] would return it.
+    /// grammar, escapes, duplicate names) and records its tokens, through the same loop as
+    /// [`json::validate`]. The first JSON failure is returned exactly as
+    /// [`json::parse_keyed`] would return it.
     pub fn parse(manifest: &'a [u8], limits: json::Limits, hash_key: [u64; 2]) -> Result<Tape<'a>, json::Error> {
         let mut parser = Parser::new(manifest, limits)?.with_hash_key(hash_key);
-        let text = parser.text();
-        let mut tape = Tape {
-            text,
-            items: Vec::with_capacity(reserve_for(manifest.len())),
-            escaped: Vec::new(),
+        let mut builder = Builder {
+            manifest,
+            tape: Tape {
+                text: parser.text(),
+                items: Vec::with_capacity(reserve_for(manifest.len())),
+                escaped: Vec::new(),
+            },
+            open: Vec::new(),
         };
-        let mut open: Vec<Open> = Vec::new();
-        while let Some(event) = parser.next_event()? {
-            let offset = small(event.offset);
-            let item = match event.token {
-                Token::Name(s) => {
-                    let (name, bit) = match tape.escape(s) {
-                        Some(index) => (Item::EscapedName { index }, u32::MAX),
-                        None => {
-                            let end = small(s.end());
-                            let raw = manifest
-                                .get(wide(offset).saturating_add(1)..wide(end))
-                                .unwrap_or_default();
-                            (Item::Name { offset, end }, name_bit(raw))
-                        }
-                    };
-                    if let Some(o) = open.last_mut() {
-                        o.count_or_names |= bit;
-                    }
-                    tape.items.push(name);
-                    continue;
-                }
-                Token::EndObject | Token::EndArray => {
-                    let end = small(tape.items.len());
-                    if let Some(o) = open.pop()
-                        && let Some(Item::Object { end: e, names: n, .. } | Item::Array { end: e, len: n, .. }) =
-                            tape.items.get_mut(o.at)
-                    {
-                        (*e, *n) = (end, o.count_or_names);
-                    }
-                    continue;
-                }
-                Token::StartObject => Item::Object {
-                    offset,
-                    end: 0,
-                    names: 0,
-                },
-                Token::StartArray => Item::Array { offset, end: 0, len: 0 },
-                Token::String(s) => match tape.escape(s) {
-                    Some(index) => Item::EscapedString { offset, index },
-                    None => Item::String {
-                        offset,
-                        end: small(s.end()),
-                    },
-                },
-                Token::Number(n) => Item::Number {
-                    offset,
-                    end: small(n.end()),
-                },
-                Token::Bool(b) => Item::Literal { offset, value: Some(b) },
-                Token::Null => Item::Literal { offset, value: None },
-            };
-            if let Some(o) = open.last_mut()
-                && o.array
-            {
-                o.count_or_names += 1;
-            }
-            if let Item::Object { .. } | Item::Array { .. } = item {
-                let array = matches!(item, Item::Array { .. });
-                open.push(Open {
-                    at: tape.items.len(),
-                    array,
-                    count_or_names: 0,
-                });
-            }
-            tape.items.push(item);
-        }
-        Ok(tape)
+        parser.read_into(&mut builder)?;
+        Ok(builder.tape)
     }
 
     /// For a string or name with escapes: unescapes it into the side list and returns its
@@ -532,10 +565,33 @@ mod tests {
     /// JSON failures are the parser's, with its offsets.
     #[test]
     fn json_failures_are_the_parsers() {
-        for doc in [r#"{"a":1,"a":2}"#, r#"{"a":[1,}"#, "[1] x", r#"{"a":"\ud800"}"#] {
+        let docs = [
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":[1,}"#,
+            "[1] x",
+            r#"{"a":"\ud800"}"#,
+            r#"{"a" 1}"#,
+            "[1,2",
+            "",
+            "\u{feff}{}",
+            " { } \n x",
+            "[\"\u{fffe}\"]",
+            "{\"a\":\"\x01\"}",
+        ];
+        for doc in docs {
             let tape_err = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap_err();
             let value_err = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap_err();
             assert_eq!(tape_err, value_err, "{doc}");
         }
+        let deep = json::Limits {
+            max_depth: 3,
+            ..json::Limits::DEFAULT
+        };
+        let doc = b"[[[[]]]]";
+        let tape_err = Tape::parse(doc, deep, json::DEFAULT_HASH_KEY).unwrap_err();
+        assert_eq!(tape_err, json::parse(doc, deep).unwrap_err());
+        let bad_utf8 = b"[\"a\", 1, \"\xff\"]";
+        let tape_err = Tape::parse(bad_utf8, json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap_err();
+        assert_eq!(tape_err, json::parse(bad_utf8, json::Limits::DEFAULT).unwrap_err());
     }
 }
