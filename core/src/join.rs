@@ -35,3 +35,50 @@ impl Join for Serial {
         (first, b())
     }
 }
+
+/// The join of a single thread that runs `b` first, then `a`: the order a second thread may
+/// take, made deterministic. Tests and fuzz targets use it to check that a reader's outcome
+/// does not depend on which half runs first; with `parallel` set it also stands in for two
+/// workers, so a reader plans as it would for threads (`spec/mlbundle.md` §12.0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reversed {
+    /// What [`Join::parallel`] answers.
+    pub parallel: bool,
+}
+
+impl Join for Reversed {
+    fn parallel(&self) -> bool {
+        self.parallel
+    }
+
+    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+        let second = b();
+        (a(), second)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Runs a join whose halves each return their place in the order they ran in: the
+    /// result is `[a's place, b's place]`.
+    fn order_of(join: &impl Join) -> [usize; 2] {
+        let next = AtomicUsize::new(0);
+        let (a, b) = join.join(
+            || next.fetch_add(1, Ordering::Relaxed),
+            || next.fetch_add(1, Ordering::Relaxed),
+        );
+        [a, b]
+    }
+
+    #[test]
+    fn serial_runs_a_first_and_reversed_runs_b_first_both_returning_a_then_b() {
+        assert_eq!(order_of(&Serial), [0, 1]);
+        assert_eq!(order_of(&Reversed::default()), [1, 0]);
+        assert!(!Serial.parallel());
+        assert!(!Reversed { parallel: false }.parallel());
+        assert!(Reversed { parallel: true }.parallel());
+    }
+}

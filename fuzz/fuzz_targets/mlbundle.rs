@@ -16,7 +16,7 @@ mod counting_alloc;
 use counting_alloc::{Counting, measure};
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::digest::sha256;
-use modelgate_core::join::Join;
+use modelgate_core::join::Reversed;
 use modelgate_core::mlbundle::names::NAMES;
 use modelgate_core::mlbundle::{
     ArchiveLimits, Container, Error, Limit, MemberName, inspect, read_container, read_container_with,
@@ -70,24 +70,6 @@ fn heap_bound(data: &[u8], limits: &ArchiveLimits) -> (u64, u64) {
         total = total.saturating_add(admitted).saturating_add(tree);
     }
     (largest, total)
-}
-
-/// A join that runs the second half first, so that its failures are recorded before the
-/// first half starts: the order a second thread may take. With `parallel` set the reader
-/// may choose its split plan (`spec/mlbundle.md` §12.0).
-struct Reversed {
-    parallel: bool,
-}
-
-impl Join for Reversed {
-    fn parallel(&self) -> bool {
-        self.parallel
-    }
-
-    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-        let second = b();
-        (a(), second)
-    }
 }
 
 /// Asserts that two reads of the same input gave the same outcome.

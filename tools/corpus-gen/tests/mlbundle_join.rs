@@ -7,30 +7,13 @@
 //! file, and bundles with several faults at once in different members and stages, stored
 //! and deflated.
 
-use modelgate_core::join::{Join, Serial};
+use modelgate_core::join::{Join, Reversed, Serial};
 use modelgate_core::mlbundle::{
     ArchiveLimits, Container, Error, MemberName, Recipe, read_container, read_container_with,
 };
 use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, pseudorandom};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
 use modelgate_io::threads::Threads;
-
-/// Runs the second half first; says its halves run at the same time when `parallel` is
-/// set, so the reader may choose its split plan (`spec/mlbundle.md` §12.0).
-struct Reversed {
-    parallel: bool,
-}
-
-impl Join for Reversed {
-    fn parallel(&self) -> bool {
-        self.parallel
-    }
-
-    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-        let second = b();
-        (a(), second)
-    }
-}
 
 /// What a read reports, comparable: the error, or the accepted members and listing.
 fn outcome(r: Result<Container, Error>) -> Result<String, Error> {
