@@ -139,29 +139,28 @@ impl NameSets {
     #[inline(always)]
     pub fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
         let arena_start = self.arena.len();
-        let name = match unescaped {
-            None => Name {
-                start: raw.0,
-                end: raw.1,
-                head: head_at(input, raw.0, raw.1),
-            },
+        // The name travels as three scalars until it is pushed: built as a `Name` here, it
+        // would live on the stack and be copied into `names` with a 16-byte load over two
+        // 8-byte stores, which cannot be forwarded and stalls every name.
+        let (start, end, head) = match unescaped {
+            None => (raw.0, raw.1, head_at(input, raw.0, raw.1)),
             Some(bytes) => {
                 self.arena.extend_from_slice(bytes);
                 // Input and arena are both in memory, so their lengths cannot overflow.
-                Name {
-                    start: input.len().saturating_add(arena_start),
-                    end: input.len().saturating_add(self.arena.len()),
-                    head: head_of(bytes),
-                }
+                (
+                    input.len().saturating_add(arena_start),
+                    input.len().saturating_add(self.arena.len()),
+                    head_of(bytes),
+                )
             }
         };
         let fresh = if self.names.len() < self.top.scan_end {
-            self.insert_scanned(input, name)
+            self.insert_scanned(input, start, end, head)
         } else {
             if !self.top.hashed {
                 self.switch_to_table(input);
             }
-            self.insert_hashed(input, name)
+            self.insert_hashed(input, Name { start, end, head })
         };
         if !fresh {
             self.arena.truncate(arena_start);
@@ -179,20 +178,24 @@ impl NameSets {
     }
 
     #[inline(always)]
-    fn insert_scanned(&mut self, input: &[u8], name: Name) -> bool {
-        let bit = 1u64 << ((name.head ^ name.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+    fn insert_scanned(&mut self, input: &[u8], start: usize, end: usize, head: u64) -> bool {
+        let len = end.saturating_sub(start);
+        let bit = 1u64 << ((head ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
         let maybe_seen = self.top.seen & bit != 0;
         self.top.seen |= bit;
-        if maybe_seen && self.seen_before(input, &name) {
+        if maybe_seen && self.seen_before(input, start, end, head) {
             return false;
         }
-        self.names.push(name);
+        self.names.push(Name { start, end, head });
         true
     }
 
-    /// Compares `name` with each earlier name of the innermost object.
-    fn seen_before(&self, input: &[u8], name: &Name) -> bool {
-        let new = self.bytes(input, name);
+    /// Compares the name `start..end` with head `head` with each earlier name of the
+    /// innermost object.
+    #[inline(never)]
+    fn seen_before(&self, input: &[u8], start: usize, end: usize, head: u64) -> bool {
+        let name = Name { start, end, head };
+        let new = self.bytes(input, &name);
         let earlier = self.names.get(self.top.first..).unwrap_or_default();
         earlier
             .iter()

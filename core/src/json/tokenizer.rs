@@ -245,17 +245,16 @@ impl<'a> Parser<'a> {
     /// The next token, or `None` after the top-level value once only whitespace is left.
     #[inline(always)]
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
-        self.skip_whitespace();
-        let at = self.pos;
-        let next = self.bytes.get(at).copied();
+        let (at, next) = skip_space(self.bytes, self.pos);
+        self.pos = at;
         match self.state {
             State::Finished => Ok(None),
-            State::Start | State::Value => self.value(at, next).map(Some),
-            State::ArrayFirst if next == Some(b']') => Ok(Some(self.close(at, Token::EndArray))),
-            State::ArrayFirst => self.value(at, next).map(Some),
+            State::Start | State::Value => self.value_event(at, next).map(Some),
+            State::ArrayFirst if next == Some(b']') => Ok(Some(self.close_event(at, Token::EndArray))),
+            State::ArrayFirst => self.value_event(at, next).map(Some),
             State::ObjectFirst if next == Some(b'}') => {
                 self.names.close();
-                Ok(Some(self.close(at, Token::EndObject)))
+                Ok(Some(self.close_event(at, Token::EndObject)))
             }
             State::ObjectFirst => self.name_event(at, next),
             State::AfterTop => self.after_top(at, next),
@@ -284,101 +283,86 @@ impl<'a> Parser<'a> {
             }
             return Ok(());
         }
+        // The cursor lives in a local, not in `self.pos`: kept in a register, it does not
+        // go through a store and a reload for every token, which is the loop's critical path.
+        let mut pos = self.pos;
         loop {
             // A value is expected here.
-            self.skip_whitespace();
-            let at = self.pos;
-            let next = self.bytes.get(at).copied();
+            let (at, next) = skip_space(self.bytes, pos);
             match next {
                 Some(b'{') => {
                     self.open(at, true)?;
                     sink.open(at, true);
-                    let (at, next) = self.after_space();
+                    let (at, next) = skip_space(self.bytes, at + 1);
                     if next != Some(b'}') {
-                        let name = self.name(at, next)?;
+                        let (name, end) = self.name(at, next)?;
                         sink.name(at, name);
+                        pos = end;
                         continue;
                     }
                     self.names.close();
-                    self.close(at, Token::EndObject);
+                    self.close();
                     sink.close();
+                    pos = at + 1;
                 }
                 Some(b'[') => {
                     self.open(at, false)?;
                     sink.open(at, false);
-                    let (at, next) = self.after_space();
+                    let (at, next) = skip_space(self.bytes, at + 1);
                     if next != Some(b']') {
+                        pos = at;
                         continue;
                     }
-                    self.close(at, Token::EndArray);
+                    self.close();
                     sink.close();
+                    pos = at + 1;
                 }
                 _ => {
                     // Not `{` nor `[`: a scalar (the container arms of `value` are dead here).
-                    let event = self.value(at, next)?;
-                    sink.scalar(at, event.token);
+                    let (token, end) = self.value(at, next)?;
+                    sink.scalar(at, token);
+                    pos = end;
                 }
             }
             // A value is complete: close containers until the next value or the end.
             loop {
-                let (at, next) = self.after_space();
+                let (at, next) = skip_space(self.bytes, pos);
                 match self.after {
                     State::AfterInArray => match next {
                         Some(b',') => {
-                            self.pos = at + 1;
+                            pos = at + 1;
                             break;
                         }
                         Some(b']') => {
-                            self.close(at, Token::EndArray);
+                            self.close();
                             sink.close();
+                            pos = at + 1;
                         }
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
                     },
                     State::AfterInObject => match next {
                         Some(b',') => {
-                            let (at, next) = self.after_comma(at);
-                            let name = self.name(at, next)?;
+                            let (at, next) = skip_space(self.bytes, at + 1);
+                            let (name, end) = self.name(at, next)?;
                             sink.name(at, name);
+                            pos = end;
                             break;
                         }
                         Some(b'}') => {
                             self.names.close();
-                            self.close(at, Token::EndObject);
+                            self.close();
                             sink.close();
+                            pos = at + 1;
                         }
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
                     },
                     _ => {
+                        self.pos = at;
                         self.after_top(at, next)?;
                         return Ok(());
                     }
                 }
             }
-        }
-    }
-
-    /// Skips whitespace; returns where the next token starts and its first byte.
-    #[inline(always)]
-    fn after_space(&mut self) -> (usize, Option<u8>) {
-        self.skip_whitespace();
-        (self.pos, self.bytes.get(self.pos).copied())
-    }
-
-    #[inline(always)]
-    fn skip_whitespace(&mut self) {
-        // Compact documents have no whitespace between tokens: one comparison decides, and
-        // the loop stays out of line.
-        if self.bytes.get(self.pos).is_some_and(|&b| b > b' ') {
-            return;
-        }
-        self.skip_whitespace_run();
-    }
-
-    #[inline(never)]
-    fn skip_whitespace_run(&mut self) {
-        // §2: only space, tab, line feed and carriage return.
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
-            self.pos += 1;
         }
     }
 
@@ -402,10 +386,10 @@ impl<'a> Parser<'a> {
     fn after_in_array(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
         match next {
             Some(b',') => {
-                let (at, next) = self.after_comma(at);
-                self.value(at, next).map(Some)
+                let (at, next) = skip_space(self.bytes, at + 1);
+                self.value_event(at, next).map(Some)
             }
-            Some(b']') => Ok(Some(self.close(at, Token::EndArray))),
+            Some(b']') => Ok(Some(self.close_event(at, Token::EndArray))),
             _ => Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
         }
     }
@@ -414,28 +398,28 @@ impl<'a> Parser<'a> {
     fn after_in_object(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
         match next {
             Some(b',') => {
-                let (at, next) = self.after_comma(at);
+                let (at, next) = skip_space(self.bytes, at + 1);
                 self.name_event(at, next)
             }
             Some(b'}') => {
                 self.names.close();
-                Ok(Some(self.close(at, Token::EndObject)))
+                Ok(Some(self.close_event(at, Token::EndObject)))
             }
             _ => Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
         }
     }
 
-    /// Steps over the `,` at `comma` and the whitespace after it; returns where the next
-    /// token starts and its first byte.
-    #[inline]
-    fn after_comma(&mut self, comma: usize) -> (usize, Option<u8>) {
-        self.pos = comma + 1;
-        self.after_space()
+    /// [`Parser::close`] for [`Parser::next_event`]: the token's event, the cursor after it.
+    #[inline(always)]
+    fn close_event(&mut self, at: usize, token: Token<'a>) -> Event<'a> {
+        self.close();
+        self.pos = at + 1;
+        Event { offset: at, token }
     }
 
+    /// Closes the innermost container; the cursor is the caller's to move past its bracket.
     #[inline(always)]
-    fn close(&mut self, at: usize, token: Token<'a>) -> Event<'a> {
-        self.pos = at + 1;
+    fn close(&mut self) {
         self.open.pop();
         self.after = match self.open.last() {
             None => State::AfterTop,
@@ -443,17 +427,16 @@ impl<'a> Parser<'a> {
             Some(true) => State::AfterInObject,
         };
         self.state = self.after;
-        Event { offset: at, token }
     }
 
+    /// Opens a container at `at`; the cursor is the caller's to move past it.
     #[inline(always)]
-    fn open(&mut self, at: usize, object: bool) -> Result<Event<'a>, Error> {
+    fn open(&mut self, at: usize, object: bool) -> Result<Token<'a>, Error> {
         // §6: depth counts the containers open at once, this one included.
         if self.open.len() >= self.max_depth {
             return Err(Error::new(Reason::TooDeep, at));
         }
         self.open.push(object);
-        self.pos = at + 1;
         let token = if object {
             self.names.open();
             self.after = State::AfterInObject;
@@ -464,37 +447,55 @@ impl<'a> Parser<'a> {
             self.state = State::ArrayFirst;
             Token::StartArray
         };
+        Ok(token)
+    }
+
+    /// [`Parser::value`] for [`Parser::next_event`]: the event, the cursor after it.
+    #[inline(always)]
+    fn value_event(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
+        let (token, end) = self.value(at, next)?;
+        self.pos = end;
         Ok(Event { offset: at, token })
     }
 
+    /// Reads the value starting at `at` (first byte `next`); returns its token and the
+    /// offset after it (after the bracket for a container, which stays open).
     #[inline(always)]
-    fn value(&mut self, at: usize, next: Option<u8>) -> Result<Event<'a>, Error> {
-        let token = match next {
-            Some(b'{') => return self.open(at, true),
-            Some(b'[') => return self.open(at, false),
-            Some(b'"') => Token::String(self.string(at)?),
-            Some(b'-' | b'0'..=b'9') => Token::Number(self.number(at)?),
+    fn value(&mut self, at: usize, next: Option<u8>) -> Result<(Token<'a>, usize), Error> {
+        let (token, end) = match next {
+            Some(b'{') => return Ok((self.open(at, true)?, at + 1)),
+            Some(b'[') => return Ok((self.open(at, false)?, at + 1)),
+            Some(b'"') => {
+                let s = self.string(at)?;
+                (Token::String(s), s.end + 1)
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let n = self.number(at)?;
+                (Token::Number(n), n.end)
+            }
             Some(b't') => self.literal(at, "true", Token::Bool(true))?,
             Some(b'f') => self.literal(at, "false", Token::Bool(false))?,
             Some(b'n') => self.literal(at, "null", Token::Null)?,
             _ => return Err(self.unexpected(at, next, Expected::Value)),
         };
         self.state = self.after;
-        Ok(Event { offset: at, token })
+        Ok((token, end))
     }
 
     #[inline(always)]
     fn name_event(&mut self, at: usize, next: Option<u8>) -> Result<Option<Event<'a>>, Error> {
-        let name = self.name(at, next)?;
+        let (name, end) = self.name(at, next)?;
+        self.pos = end;
         Ok(Some(Event {
             offset: at,
             token: Token::Name(name),
         }))
     }
 
-    /// Reads a member name and its colon (`spec/json.md` §5: no duplicate names).
+    /// Reads a member name and its colon (`spec/json.md` §5: no duplicate names); returns
+    /// the name and the offset after the colon.
     #[inline(always)]
-    fn name(&mut self, at: usize, next: Option<u8>) -> Result<Str<'a>, Error> {
+    fn name(&mut self, at: usize, next: Option<u8>) -> Result<(Str<'a>, usize), Error> {
         if next != Some(b'"') {
             return Err(self.unexpected(at, next, Expected::Name));
         }
@@ -504,40 +505,35 @@ impl<'a> Parser<'a> {
             self.scratch.clear();
             // From the bytes, not `s.raw()`: a deferred-UTF-8 parser has no text, and the
             // string scan has checked these bytes.
-            let raw = self.bytes.get(at + 1..self.pos - 1).unwrap_or_default();
+            let raw = self.bytes.get(at + 1..s.end).unwrap_or_default();
             unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
             self.names.insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
         } else {
-            // The scan left `pos` just after the closing quote.
-            self.names.insert(self.bytes, (at + 1, self.pos - 1), None)
+            self.names.insert(self.bytes, (at + 1, s.end), None)
         };
         if !fresh {
             return Err(Error::new(Reason::DuplicateName, at));
         }
-        self.skip_whitespace();
-        let colon = self.pos;
-        match self.bytes.get(colon).copied() {
-            Some(b':') => self.pos = colon + 1,
-            other => return Err(self.unexpected(colon, other, Expected::Colon)),
+        let (colon, next) = skip_space(self.bytes, s.end + 1);
+        if next != Some(b':') {
+            return Err(self.unexpected(colon, next, Expected::Colon));
         }
         self.state = State::Value;
-        Ok(s)
+        Ok((s, colon + 1))
     }
 
     #[inline(always)]
-    fn literal(&mut self, at: usize, word: &str, token: Token<'a>) -> Result<Token<'a>, Error> {
+    fn literal(&self, at: usize, word: &str, token: Token<'a>) -> Result<(Token<'a>, usize), Error> {
         let end = at + word.len();
         if self.bytes.get(at..end) != Some(word.as_bytes()) {
             return Err(Error::new(Reason::InvalidLiteral, at));
         }
-        self.pos = end;
-        Ok(token)
+        Ok((token, end))
     }
 
     #[inline(always)]
-    fn number(&mut self, at: usize) -> Result<Str<'a>, Error> {
+    fn number(&self, at: usize) -> Result<Str<'a>, Error> {
         let end = number::scan(self.bytes, at).map_err(|bad| Error::new(Reason::InvalidNumber, bad))?;
-        self.pos = end;
         Ok(Str {
             text: self.text,
             start: at,
@@ -546,7 +542,8 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Scans the string whose opening quote is at `open` (`spec/json.md` §3).
+    /// Scans the string whose opening quote is at `open` (`spec/json.md` §3); the
+    /// closing quote is at the returned [`Str::end`].
     #[inline(always)]
     fn string(&mut self, open: usize) -> Result<Str<'a>, Error> {
         let start = open + 1;
@@ -584,7 +581,6 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.pos = i + 1;
         Ok(Str {
             text: self.text,
             start,
@@ -643,6 +639,27 @@ impl<'a> Parser<'a> {
             _ => Err(invalid),
         }
     }
+}
+
+/// The offset of the first byte at or after `pos` that is not whitespace (`spec/json.md`
+/// §2), and that byte.
+#[inline(always)]
+fn skip_space(bytes: &[u8], pos: usize) -> (usize, Option<u8>) {
+    // Compact documents have no whitespace between tokens: one comparison decides, and
+    // the loop stays out of line.
+    match bytes.get(pos) {
+        Some(&b) if b > b' ' => (pos, Some(b)),
+        _ => skip_space_run(bytes, pos),
+    }
+}
+
+#[inline(never)]
+fn skip_space_run(bytes: &[u8], mut pos: usize) -> (usize, Option<u8>) {
+    // §2: only space, tab, line feed and carriage return.
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+        pos += 1;
+    }
+    (pos, bytes.get(pos).copied())
 }
 
 const PLAIN: u8 = 0;
