@@ -58,18 +58,23 @@ fn head_at(input: &[u8], start: usize, end: usize) -> u64 {
     }
 }
 
+/// `seen` is last (`repr(C)`): it is stored for every name, and opening a nested object
+/// copies the frame; in the last eight bytes it is copied on its own, while between other
+/// fields it would be read by a 16-byte load over its 8-byte store, which cannot be
+/// forwarded.
 #[derive(Clone, Copy)]
+#[repr(C)]
 struct Frame {
     first: usize,
-    /// While the object compares names directly: one bit per name, chosen by its length
-    /// and head. A name whose bit is clear is certainly new, so the scan is skipped.
-    seen: u64,
     arena_start: usize,
-    /// True once the object has switched to hashing (its table is the last of `tables`).
-    hashed: bool,
     /// While `names` is shorter than this, the object compares names directly: `first +
     /// SMALL` until it switches to hashing, then 0.
     scan_end: usize,
+    /// True once the object has switched to hashing (its table is the last of `tables`).
+    hashed: bool,
+    /// While the object compares names directly: one bit per name, chosen by its length
+    /// and head. A name whose bit is clear is certainly new, so the scan is skipped.
+    seen: u64,
 }
 
 const EMPTY: Frame = Frame {
