@@ -134,7 +134,7 @@ pub type HeaderError = (TarReason, usize);
 
 /// True when every byte of the block is zero (§1.4.2).
 pub fn is_zero_block(block: &[u8]) -> bool {
-    block.iter().all(|&b| b == 0)
+    all_nul(block)
 }
 
 /// Parses a header block, checking checksum first, then magic, numbers and names
@@ -177,15 +177,25 @@ pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
 fn check_checksum(block: &[u8; BLOCK]) -> Result<(), HeaderError> {
     let (start, len) = Field::Checksum.range();
     let stored = number(block, Field::Checksum)?;
-    let mut computed: u64 = 0;
-    for (i, &b) in block.iter().enumerate() {
-        let b = if i >= start && i < start + len { b' ' } else { b };
-        computed += u64::from(b);
-    }
+    let before = block.get(..start).unwrap_or_default();
+    let after = block.get(start + len..).unwrap_or_default();
+    // 512 bytes of at most 255 each: the sum fits a u32 with room to spare.
+    let spaces = u32::from(b' ') * 8;
+    let computed = u64::from(byte_sum(before) + spaces + byte_sum(after));
     if stored != computed {
         return Err((TarReason::BadChecksum { stored, computed }, start));
     }
     Ok(())
+}
+
+/// The sum of `bytes` (at most a block: it cannot overflow), in a form that vectorizes.
+fn byte_sum(bytes: &[u8]) -> u32 {
+    bytes.iter().map(|&b| u32::from(b)).sum()
+}
+
+/// True when every byte is NUL, without a branch per byte.
+fn all_nul(bytes: &[u8]) -> bool {
+    bytes.iter().fold(0u8, |acc, &b| acc | b) == 0
 }
 
 fn field_bytes(block: &[u8; BLOCK], start: usize, len: usize) -> &[u8] {
@@ -198,7 +208,9 @@ fn name(block: &[u8; BLOCK], field: Field) -> Result<&[u8], HeaderError> {
     let bytes = field_bytes(block, start, len);
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     let (value, rest) = bytes.split_at(end);
-    if let Some(i) = rest.iter().position(|&b| b != 0) {
+    if !all_nul(rest)
+        && let Some(i) = rest.iter().position(|&b| b != 0)
+    {
         return Err((TarReason::BadNameField(field), start + end + i));
     }
     Ok(value)
@@ -207,7 +219,7 @@ fn name(block: &[u8; BLOCK], field: Field) -> Result<&[u8], HeaderError> {
 /// §1.1.4: `devmajor`/`devminor` may be all NUL; otherwise a number.
 fn optional_number(block: &[u8; BLOCK], field: Field) -> Result<u64, HeaderError> {
     let (start, len) = field.range();
-    if field_bytes(block, start, len).iter().all(|&b| b == 0) {
+    if all_nul(field_bytes(block, start, len)) {
         return Ok(0);
     }
     number(block, field)
@@ -261,24 +273,33 @@ fn base256(digits: &[u8]) -> Result<u64, NumberError> {
     Ok(value)
 }
 
+/// Leading spaces, at least one octal digit, then only NULs and spaces (§1.1.4); one pass.
 fn octal(bytes: &[u8]) -> Result<u64, NumberError> {
     let lead = bytes.iter().take_while(|&&b| b == b' ').count();
     let rest = bytes.get(lead..).unwrap_or_default();
-    let digits = rest.iter().take_while(|b| (b'0'..=b'7').contains(*b)).count();
+    let mut value: u64 = 0;
+    let mut overflow = false;
+    let mut digits = 0;
+    for &b in rest {
+        let d = b.wrapping_sub(b'0');
+        if d > 7 {
+            break;
+        }
+        // value * 8 + d overflows exactly when value >= 2^61; reported after the form.
+        overflow |= value >> 61 != 0;
+        value = (value << 3) | u64::from(d);
+        digits += 1;
+    }
     if digits == 0 {
         return Err(NumberError::Bad);
     }
-    let (number, tail) = rest.split_at(digits);
     // The terminator and what follows: NULs and spaces only.
+    let tail = rest.get(digits..).unwrap_or_default();
     if tail.iter().any(|&b| b != 0 && b != b' ') {
         return Err(NumberError::Bad);
     }
-    let mut value: u64 = 0;
-    for &d in number {
-        value = value
-            .checked_mul(8)
-            .and_then(|v| v.checked_add(u64::from(d - b'0')))
-            .ok_or(NumberError::Overflow)?;
+    if overflow {
+        return Err(NumberError::Overflow);
     }
     Ok(value)
 }
@@ -296,6 +317,11 @@ mod tests {
         assert_eq!(parse_number(b"0008\0"), Err(NumberError::Bad));
         assert_eq!(parse_number(b"12 3\0"), Err(NumberError::Bad));
         assert_eq!(parse_number(b"-12\0"), Err(NumberError::Bad));
+        // 2^64 - 1 is the largest value; one more is Overflow, but a bad form wins over it.
+        assert_eq!(parse_number(b"1777777777777777777777\0"), Ok(u64::MAX));
+        assert_eq!(parse_number(b"2000000000000000000000\0"), Err(NumberError::Overflow));
+        assert_eq!(parse_number(b"20000000000000000000000"), Err(NumberError::Overflow));
+        assert_eq!(parse_number(b"2000000000000000000000 x"), Err(NumberError::Bad));
     }
 
     #[test]

@@ -15,7 +15,8 @@ struct Worst {
     time: (Duration, PathBuf),
     extra: (u64, PathBuf),
     files: usize,
-    slow: Vec<(Duration, PathBuf)>,
+    /// Every file's median time, to list the slowest.
+    times: Vec<(Duration, PathBuf)>,
 }
 
 const SLOW: Duration = Duration::from_millis(10);
@@ -28,7 +29,7 @@ pub fn run(root: &Path, reps: usize) -> (Vec<Row>, Vec<Verdict>) {
         time: (Duration::ZERO, PathBuf::new()),
         extra: (0, PathBuf::new()),
         files: 0,
-        slow: Vec::new(),
+        times: Vec::new(),
     };
     for (path, expected) in files.iter().filter(|(_, e)| matches!(e, Expected::Kind(_))) {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -42,9 +43,7 @@ pub fn run(root: &Path, reps: usize) -> (Vec<Row>, Vec<Verdict>) {
             })
             .collect();
         let m = summarise(&samples);
-        if m.time > SLOW {
-            worst.slow.push((m.time, path.clone()));
-        }
+        worst.times.push((m.time, path.clone()));
         if m.time > worst.time.0 {
             worst.time = (m.time, path.clone());
         }
@@ -53,14 +52,21 @@ pub fn run(root: &Path, reps: usize) -> (Vec<Row>, Vec<Verdict>) {
         }
         worst.files += 1;
     }
-    report(root, &worst)
+    report(root, &mut worst)
 }
 
-fn report(root: &Path, w: &Worst) -> (Vec<Row>, Vec<Verdict>) {
+fn report(root: &Path, w: &mut Worst) -> (Vec<Row>, Vec<Verdict>) {
     let name = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    for (t, p) in &w.slow {
-        eprintln!("compare: over 10 ms: {} ({:.2} ms)", name(p), t.as_secs_f64() * 1e3);
+    w.times.sort_by_key(|t| std::cmp::Reverse(t.0));
+    for (t, p) in w.times.iter().take(5) {
+        let mark = if *t > SLOW { "over 10 ms" } else { "under" };
+        eprintln!(
+            "compare: slowest files: {} ({:.2} ms, {mark})",
+            name(p),
+            t.as_secs_f64() * 1e3
+        );
     }
+    let slow = w.times.iter().filter(|(t, _)| *t > SLOW).count();
     let case = format!("hostile corpus ({} files)", w.files);
     let rows = vec![
         Row {
@@ -90,7 +96,7 @@ fn report(root: &Path, w: &Worst) -> (Vec<Row>, Vec<Verdict>) {
                 "slowest {:.2} ms ({}); {} over 10 ms",
                 w.time.0.as_secs_f64() * 1e3,
                 name(&w.time.1),
-                match w.slow.len() {
+                match slow {
                     1 => "1 file".to_string(),
                     n => format!("{n} files"),
                 }
