@@ -3,7 +3,7 @@
 use super::error::Error;
 use super::number::Number;
 use super::text::Text;
-use super::tokenizer::{Parser, Token};
+use super::tokenizer::{Parser, Sink, Str, Token};
 use alloc::vec::Vec;
 
 /// A JSON value and the byte offset of its first byte in the parsed input.
@@ -214,39 +214,63 @@ impl Pending {
 /// Builds the owned value of the whole input from the tokenizer's events, without
 /// recursion (`spec/json.md` §8). The parser has already enforced every rule.
 pub fn build(parser: &mut Parser<'_>) -> Result<Value, Error> {
-    let mut pending = Pending::default();
-    let mut name: Option<(Text, usize)> = None;
-    let mut top = None;
-    while let Some(event) = parser.next_event()? {
-        let at = event.offset;
-        let leaf = |node| Value { offset: at, node };
-        let value = match event.token {
-            Token::StartObject | Token::StartArray => {
-                pending.start(at, name.take(), matches!(event.token, Token::StartObject));
-                continue;
-            }
-            Token::Name(s) => {
-                name = Some((Text::new(&s.value()), at));
-                continue;
-            }
-            Token::EndObject | Token::EndArray => match pending.finish() {
-                Some((container, its_name)) => {
-                    name = its_name;
-                    container
-                }
-                None => continue,
-            },
-            Token::String(s) => leaf(Node::String(Text::new(&s.value()))),
-            Token::Number(n) => leaf(Node::Number(Number::from_lexeme(n.raw()))),
-            Token::Bool(b) => leaf(Node::Bool(b)),
-            Token::Null => leaf(Node::Null),
-        };
-        if let Some(whole) = pending.attach(value, name.take()) {
-            top = Some(whole);
+    let mut builder = Builder::default();
+    // The parser's own loop hands the tokens over (`Parser::read_into`), so the cursor
+    // stays in a register rather than going through `next_event` once per token.
+    parser.read_into(&mut builder)?;
+    // The parser returns only after the top-level value and its trailing whitespace.
+    Ok(builder.top.unwrap_or(Value::new(Node::Null)))
+}
+
+/// The token sink [`build`] reads into: the open containers, the name of the member
+/// whose value comes next, and the whole document once it is complete.
+#[derive(Default)]
+struct Builder {
+    pending: Pending,
+    name: Option<(Text, usize)>,
+    top: Option<Value>,
+}
+
+impl Builder {
+    /// Adds a finished value to its container, or keeps it as the document.
+    #[inline(always)]
+    fn attach(&mut self, value: Value) {
+        if let Some(whole) = self.pending.attach(value, self.name.take()) {
+            self.top = Some(whole);
         }
     }
-    // The parser returns None only after the top-level value and its trailing whitespace.
-    Ok(top.unwrap_or(Value::new(Node::Null)))
+}
+
+impl<'a> Sink<'a> for Builder {
+    #[inline(always)]
+    fn open(&mut self, at: usize, object: bool) {
+        self.pending.start(at, self.name.take(), object);
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        if let Some((container, its_name)) = self.pending.finish() {
+            self.name = its_name;
+            self.attach(container);
+        }
+    }
+
+    #[inline(always)]
+    fn name(&mut self, at: usize, name: Str<'a>) {
+        self.name = Some((Text::new(&name.value()), at));
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, at: usize, token: Token<'a>) {
+        let node = match token {
+            Token::String(s) => Node::String(Text::new(&s.value())),
+            Token::Number(n) => Node::Number(Number::from_lexeme(n.raw())),
+            Token::Bool(b) => Node::Bool(b),
+            // `null` (`scalar` never gets a container token or a name).
+            _ => Node::Null,
+        };
+        self.attach(Value { offset: at, node });
+    }
 }
 
 #[cfg(test)]
