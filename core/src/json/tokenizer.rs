@@ -554,6 +554,10 @@ impl<'a> Parser<'a> {
             let Some(&c) = self.bytes.get(i) else {
                 return Err(Error::new(Reason::UnexpectedEnd(Expected::StringEnd), i));
             };
+            // The usual stop is the closing quote: decided without the table's load.
+            if c == b'"' {
+                break;
+            }
             match CLASS.get(usize::from(c)).copied().unwrap_or(PLAIN) {
                 QUOTE => break,
                 PLAIN => i += 1,
