@@ -164,6 +164,8 @@ enum State {
 pub struct Parser<'a> {
     bytes: &'a [u8],
     text: &'a str,
+    /// Where [`Parser::next_event`] resumes. [`Parser::read_into`] keeps its cursor in a
+    /// local while it runs and stores it here only at the end.
     pos: usize,
     /// One entry per open container: true for an object.
     open: Vec<bool>,
