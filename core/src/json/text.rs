@@ -16,7 +16,7 @@ use core::ops::Deref;
 /// of a `String`.
 pub const INLINE: usize = 22;
 
-/// An immutable UTF-8 string, inline when at most [`INLINE`] bytes long.
+/// An immutable UTF-8 string, inline when at most `INLINE` (22) bytes long.
 #[derive(Clone)]
 pub struct Text(Repr);
 

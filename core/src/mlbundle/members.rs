@@ -153,7 +153,7 @@ struct Context<'a> {
 }
 
 /// Runs the member work of `archive` (every member but the manifest) in two groups through
-/// `join` (one join or two, see [`Plan`]), or inline when the lighter group's cost is below
+/// `join` (one join or two, see `Plan`), or inline when the lighter group's cost is below
 /// [`Join::min_work`]. Nothing is copied besides each member's one output buffer (§4.1).
 pub fn read_members(data: &[u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes {
     let cx = Context {

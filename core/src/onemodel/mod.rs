@@ -2,7 +2,7 @@
 //! aligned tensor bytes, read from a byte slice with every tensor a view of it.
 //!
 //! - [`header`]: the header and its checks against the real length (§1.1).
-//! - [`manifest`] (private): the manifest tables (§2), read from the strict parser's tape.
+//! - `manifest` (private): the manifest tables (§2), read from the strict parser's tape.
 //! - [`tensor`]: dtype table, element counts, ranges (§2.5).
 //! - [`names`]: name resolution and stable dependency order (§3.1).
 //! - [`writer`]: the deterministic writer (§4).
