@@ -266,8 +266,10 @@ impl<'a> Sink<'a> for Builder {
             Token::String(s) => Node::String(Text::new(&s.value())),
             Token::Number(n) => Node::Number(Number::from_lexeme(n.raw())),
             Token::Bool(b) => Node::Bool(b),
-            // `null` (`scalar` never gets a container token or a name).
-            _ => Node::Null,
+            Token::Null => Node::Null,
+            // `scalar` never gets a container token or a name; listed so that a new token
+            // kind has to be placed here.
+            Token::StartObject | Token::EndObject | Token::StartArray | Token::EndArray | Token::Name(_) => Node::Null,
         };
         self.attach(Value { offset: at, node });
     }
