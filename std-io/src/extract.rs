@@ -14,7 +14,7 @@ use modelgate_core::tar::{Discard, EntrySink, Failure};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::thread;
 
 /// Bytes read from the package per step (§6.2): memory stays a few chunks.
@@ -119,11 +119,19 @@ where
 fn inflate(input: &Receiver<Input>, limits: &MpkLimits, mut out: handoff::Producer<Decoded>) {
     let mut inflate = MpkInflate::new(limits);
     let outcome = loop {
-        let chunk = match input.recv() {
-            Ok(Input::Bytes(chunk)) => chunk,
-            Ok(Input::End) => break inflate.finish().map_err(ExtractError::from),
-            Ok(Input::Failed(e)) => break Err(e.into()),
-            Err(_) => return,
+        let item = match input.try_recv() {
+            Ok(item) => item,
+            // Nothing to decode: hand the held chunks back first, so that more are read.
+            Err(TryRecvError::Empty) => match out.release().map(|()| input.recv()) {
+                Ok(Ok(item)) => item,
+                Ok(Err(_)) | Err(handoff::Closed) => return,
+            },
+            Err(TryRecvError::Disconnected) => return,
+        };
+        let chunk = match item {
+            Input::Bytes(chunk) => chunk,
+            Input::End => break inflate.finish().map_err(ExtractError::from),
+            Input::Failed(e) => break Err(e.into()),
         };
         match inflate.feed(&chunk, |decoded| out.write(decoded).map_err(Failure::Sink)) {
             Ok(()) => {}
