@@ -43,7 +43,7 @@ pub type CheckResult = Result<Option<Value>, Error>;
 pub type PlannedRead = Result<(Vec<u8>, Option<[u8; 32]>), Error>;
 
 /// Relative cost per byte of each kind of task, in about quarter nanoseconds on x86-64 with
-/// SHA-NI, as measured inside a whole read (`perf`; README "Benchmarks": a JSON check there
+/// SHA-NI, as measured inside a whole read (`perf`; `cli/benches/HISTORY.md`: a JSON check there
 /// reads its member from memory, not cache). They only balance the groups and choose the plan.
 /// A stored member's copy with its CRC-32.
 const COPY: u64 = 2;
