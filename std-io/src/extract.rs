@@ -62,6 +62,10 @@ pub const HANDOFF_BUFFERS: usize = 8;
 /// [`CHUNK`]s read ahead of the inflating thread (§6.2): 1 MiB, for the same reason.
 pub const READ_AHEAD: usize = 16;
 
+// The inflating thread holds back fewer decoded chunks than are read ahead, so it always
+// has input while it holds them (it also hands them back before it waits for input).
+const _: () = assert!(handoff::HOLD < READ_AHEAD);
+
 /// How the inflating thread ended: the whole file decoded, or why it stopped.
 type Decoded = Result<(), ExtractError>;
 
