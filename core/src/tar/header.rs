@@ -179,16 +179,19 @@ fn check_checksum(block: &[u8; BLOCK]) -> Result<(), HeaderError> {
     let stored = number(block, Field::Checksum)?;
     let before = block.get(..start).unwrap_or_default();
     let after = block.get(start + len..).unwrap_or_default();
-    // 512 bytes of at most 255 each: the sum fits a u32 with room to spare.
-    let spaces = u32::from(b' ') * 8;
-    let computed = u64::from(byte_sum(before) + spaces + byte_sum(after));
+    // The checksum field itself counts as spaces, one per byte of its length.
+    let spaces = u64::from(b' ').saturating_mul(u64::try_from(len).unwrap_or(u64::MAX));
+    let computed = u64::from(byte_sum(before))
+        .saturating_add(spaces)
+        .saturating_add(u64::from(byte_sum(after)));
     if stored != computed {
         return Err((TarReason::BadChecksum { stored, computed }, start));
     }
     Ok(())
 }
 
-/// The sum of `bytes` (at most a block: it cannot overflow), in a form that vectorizes.
+/// The sum of `bytes` (at most a block, 512 × 255: it cannot overflow a u32), in a form
+/// that vectorizes.
 fn byte_sum(bytes: &[u8]) -> u32 {
     bytes.iter().map(|&b| u32::from(b)).sum()
 }
