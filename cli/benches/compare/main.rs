@@ -16,6 +16,7 @@
 mod bundle;
 mod cases;
 mod data;
+mod manifest_shape;
 mod measure;
 mod models;
 mod mpk;

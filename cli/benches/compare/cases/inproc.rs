@@ -199,6 +199,22 @@ fn onemodel_check(name: &str, path: &Path) -> Imp {
     })
 }
 
+/// For reference, not a peer: serde_json's derive read of the same (mapped) file's manifest
+/// into borrowed structs of its exact shape, with none of the OneModel rules
+/// ([`crate::manifest_shape`]).
+fn manifest_reference(path: &Path) -> Imp {
+    let path = path.to_path_buf();
+    Imp::new("reference: serde_json structs of the manifest (mapped)", move || {
+        in_process(|| {
+            let map = modelgate_io::mmap::load(&path, u64::MAX).unwrap_or_else(|e| fail(&format!("{e}")));
+            let n = crate::manifest_shape::read(&map)
+                .map(|m| m.nodes())
+                .unwrap_or_else(|e| fail(&e));
+            (map, n)
+        })
+    })
+}
+
 /// OneModel open + full validation against `SafeTensors::deserialize` of the same tensors,
 /// both over a memory map; and the same model with 1/16 of the tensor bytes.
 pub fn onemodel_open(big: &Path, safetensors: &Path, small: &Path) -> Case {
@@ -220,6 +236,7 @@ pub fn onemodel_open(big: &Path, safetensors: &Path, small: &Path) -> Case {
                 })
             }),
             onemodel_check("modelgate, 1/16 of the tensor bytes", small),
+            manifest_reference(big),
         ],
         goals: vec![
             Goal::Speed {
