@@ -50,21 +50,28 @@ impl Drop for Value {
     /// Takes nested containers apart from a heap list, so dropping a deeply nested value
     /// needs no stack per level (`spec/json.md` §6 allows depth 1024 and more).
     fn drop(&mut self) {
-        let mut pending: Vec<Value> = Vec::new();
-        take_children(&mut self.node, &mut pending);
-        while let Some(mut v) = pending.pop() {
-            take_children(&mut v.node, &mut pending);
+        let mut pending: Vec<Node> = Vec::new();
+        take_containers(&mut self.node, &mut pending);
+        while let Some(mut node) = pending.pop() {
+            take_containers(&mut node, &mut pending);
         }
     }
 }
 
-/// Moves the children of a container into `pending`, leaving it empty.
-fn take_children(node: &mut Node, pending: &mut Vec<Value>) {
-    match node {
-        Node::Array(items) if !items.is_empty() => pending.append(items),
-        Node::Object(members) if !members.is_empty() => {
-            pending.extend(members.drain(..).map(|m| m.value));
+/// Moves the non-empty containers among a container's children into `pending`, leaving
+/// `null` in their place; the scalars stay, to be dropped with the container, so only
+/// containers are moved (most children of a typical document are scalars).
+fn take_containers(node: &mut Node, pending: &mut Vec<Node>) {
+    let mut take = |child: &mut Value| {
+        if matches!(&child.node, Node::Array(c) if !c.is_empty())
+            || matches!(&child.node, Node::Object(c) if !c.is_empty())
+        {
+            pending.push(core::mem::replace(&mut child.node, Node::Null));
         }
+    };
+    match node {
+        Node::Array(items) => items.iter_mut().for_each(take),
+        Node::Object(members) => members.iter_mut().for_each(|m| take(&mut m.value)),
         _ => {}
     }
 }
