@@ -671,6 +671,19 @@ fn error_names_entry() {
     );
 }
 
+/// An error names at most the first 256 bytes of the entry's name (here a 401-byte PAX
+/// path), and an error after the entry's data and padding, between entries, names none.
+#[test]
+fn error_entry_name_is_cut_and_cleared_between_entries() {
+    let long = "d/".repeat(200) + "f";
+    let tar = [pax(&pax_record("path", long.as_bytes())), file("ignored", &[1u8; 100])].concat();
+    let cut = &tar[..tar.len() - 100];
+    let e = entries(cut, TarLimits::DEFAULT).last().unwrap().unwrap_err();
+    assert_eq!(e.entry.as_deref(), Some(&long[..256]));
+    let e = entries(&tar, TarLimits::DEFAULT).last().unwrap().unwrap_err();
+    assert_eq!((e.reason, e.entry), (TarReason::MissingEnd, None));
+}
+
 #[test]
 fn error_repeats_after_failure() {
     let mut r = TarReader::new(TarLimits::DEFAULT);

@@ -164,7 +164,11 @@ pub struct TarReader {
     offset: u64,
     pending: Pending,
     meta_buf: Vec<u8>,
-    current: Option<String>,
+    /// The raw name of the entry being read (at most [`ERROR_NAME_BYTES`]), kept in one
+    /// reused buffer and rendered by [`lossy_name`] only when an error names it.
+    current: Vec<u8>,
+    /// Whether an entry is being read (`current` is its name).
+    in_entry: bool,
     entries: u64,
     /// Offset of a global header not yet followed by an entry (§1.4.1).
     global_at: Option<u64>,
@@ -192,7 +196,8 @@ impl TarReader {
             offset: 0,
             pending: Pending::default(),
             meta_buf: Vec::new(),
-            current: None,
+            current: Vec::new(),
+            in_entry: false,
             entries: 0,
             global_at: None,
         }
@@ -214,7 +219,7 @@ impl TarReader {
             Ok(r) => Ok(r),
             Err(mut e) => {
                 if e.entry.is_none() {
-                    e.entry.clone_from(&self.current);
+                    e.entry = self.current_name();
                 }
                 self.phase = Phase::Failed(e.clone());
                 Err(e)
@@ -240,9 +245,14 @@ impl TarReader {
             _ => TarReason::Truncated,
         };
         let mut e = TarError::new(reason, self.offset);
-        e.entry.clone_from(&self.current);
+        e.entry = self.current_name();
         self.phase = Phase::Failed(e.clone());
         Err(e)
+    }
+
+    /// The name of the entry being read, for an error ([`lossy_name`]).
+    fn current_name(&self) -> Option<String> {
+        self.in_entry.then(|| lossy_name(&self.current))
     }
 
     fn step_inner<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Event<'a>), TarError> {
@@ -303,7 +313,7 @@ impl TarReader {
                 let remaining = remaining - to_u64(n);
                 if remaining == 0 {
                     self.phase = Phase::Header;
-                    self.current = None;
+                    self.in_entry = false;
                 } else {
                     self.phase = Phase::Padding { remaining };
                 }
@@ -460,7 +470,7 @@ impl TarReader {
     fn after_data(&mut self, pad: u64) {
         if pad == 0 {
             self.phase = Phase::Header;
-            self.current = None;
+            self.in_entry = false;
         } else {
             self.phase = Phase::Padding { remaining: pad };
         }
@@ -483,7 +493,10 @@ impl TarReader {
             (None, None) => Vec::from(h.linkname),
         };
         let size = pax.size.unwrap_or(h.size);
-        self.current = Some(lossy_name(&path));
+        self.current.clear();
+        self.current
+            .extend_from_slice(path.get(..ERROR_NAME_BYTES).unwrap_or(&path));
+        self.in_entry = true;
         if kind.must_be_empty() && size != 0 {
             // §1.1.7: data other readers would skip.
             return Err(TarError::new(TarReason::SizeOnNonFile, at + 124));
