@@ -97,14 +97,12 @@ impl PackageCheck {
     /// Decides an entry (§3.1, in this order): count limit, path (§2), entry type,
     /// duplicates, class, size limits.
     pub fn entry(&mut self, e: &Entry) -> Result<Decision, MpkError> {
-        let at = Location::at(e.header_offset);
-        let name = lossy_name(&e.path);
         self.entries += 1;
         if self.entries > self.limits.max_entries {
             return Err(MpkError::new(
                 MpkKind::SizeLimitExceeded,
                 "more entries than max_entries",
-                at.in_member(&name),
+                Location::at(e.header_offset).in_member(&lossy_name(&e.path)),
             ));
         }
         let path = match normalize(&e.path, &PathLimits::DEFAULT) {
@@ -114,9 +112,10 @@ impl PackageCheck {
             Err(pe) if pe.reason == PathReason::Empty && e.kind == EntryKind::Directory => {
                 return Ok(Decision::Ignore);
             }
-            Err(pe) => return Err(MpkError::from_path(&pe, &name, e.header_offset)),
+            Err(pe) => return Err(MpkError::from_path(&pe, &lossy_name(&e.path), e.header_offset)),
         };
-        let at = at.in_member(&path);
+        // A location (and its copy of the path) is built only for an error.
+        let at = || Location::at(e.header_offset).in_member(&path);
         let is_dir = match e.kind {
             EntryKind::Regular => false,
             EntryKind::Directory => true,
@@ -124,18 +123,18 @@ impl PackageCheck {
                 return Err(MpkError::new(
                     MpkKind::PathTraversal,
                     format!("{} entries are not allowed", e.kind.name()),
-                    at,
+                    at(),
                 ));
             }
             EntryKind::Other(flag) => {
                 let what = format!("entries of tar typeflag {:?} are not allowed", char::from(flag));
-                return Err(MpkError::new(MpkKind::InvalidArchive, what, at));
+                return Err(MpkError::new(MpkKind::InvalidArchive, what, at()));
             }
             _ => {
                 return Err(MpkError::new(
                     MpkKind::InvalidArchive,
                     format!("{} entries are not allowed", e.kind.name()),
-                    at,
+                    at(),
                 ));
             }
         };
@@ -144,7 +143,7 @@ impl PackageCheck {
                 SetError::Full => MpkKind::SizeLimitExceeded,
                 _ => MpkKind::InvalidArchive,
             };
-            MpkError::new(kind, format!("{se}"), at.clone())
+            MpkError::new(kind, format!("{se}"), at())
         })?;
         if is_dir {
             return Ok(Decision::Ignore);
@@ -153,14 +152,14 @@ impl PackageCheck {
             return Err(MpkError::new(
                 MpkKind::InvalidArchive,
                 "file is not .json, .so or .elf",
-                at,
+                at(),
             ));
         };
         if e.size > self.limits.max_entry_bytes {
             return Err(MpkError::new(
                 MpkKind::SizeLimitExceeded,
                 "entry larger than max_entry_bytes",
-                at,
+                at(),
             ));
         }
         let json = if class == Class::Json {
@@ -168,18 +167,12 @@ impl PackageCheck {
                 return Err(MpkError::new(
                     MpkKind::SizeLimitExceeded,
                     "JSON file larger than max_json_bytes",
-                    at,
+                    at(),
                 ));
             }
             let mut buf = Vec::new();
             buf.try_reserve_exact(usize::try_from(e.size).unwrap_or(usize::MAX))
-                .map_err(|_| {
-                    MpkError::new(
-                        MpkKind::SizeLimitExceeded,
-                        "JSON file does not fit in memory",
-                        at.clone(),
-                    )
-                })?;
+                .map_err(|_| MpkError::new(MpkKind::SizeLimitExceeded, "JSON file does not fit in memory", at()))?;
             Some(buf)
         } else {
             None
