@@ -29,8 +29,8 @@ fn bundle() -> Vec<u8> {
 fn writer_round_trip_returns_original_bytes() {
     let bytes = bundle();
     let c = read_container(&bytes, &ArchiveLimits::DEFAULT).unwrap();
-    assert_eq!(c.members[&N::ModelOnnx], b"onnx bytes");
-    assert_eq!(c.members[&N::Schema], SCHEMA);
+    assert_eq!(&c.members[&N::ModelOnnx][..], b"onnx bytes");
+    assert_eq!(&c.members[&N::Schema][..], SCHEMA);
     assert_eq!(c.manifest.recipe, Recipe::Standalone(N::ModelOnnx));
     assert_eq!(c.manifest.writer_version, READER_VERSION);
     let names: Vec<_> = c.listing.iter().map(|l| l.name).collect();

@@ -141,14 +141,26 @@ fn load_bundle<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Cow<'a,
 /// `read_container(source, limits)` (seed 000 "Container functions"): the bounded source,
 /// then the full validation of `modelgate_core::mlbundle::read_container_with` on two
 /// threads when both halves of the member work are worth one ([`Threads::DEFAULT`],
-/// `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input.
-pub fn read_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<Container, ReadError> {
+/// `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input. Stored
+/// members borrow `Source::Bytes`; from a path or a stream, which are loaded here, they are
+/// copied out of the loaded bytes once the container is accepted
+/// ([`Container::into_owned`]).
+pub fn read_container<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Container<'a>, ReadError> {
+    match load_bundle(source, limits)? {
+        Cow::Borrowed(bytes) => read_loaded(bytes, limits),
+        Cow::Owned(bytes) => read_loaded(&bytes, limits).map(Container::into_owned),
+    }
+}
+
+/// The validation of [`read_container`] without keeping the container, as `modelgate check`
+/// runs it: no stored member is ever copied (`spec/mlbundle.md` §4.2).
+pub fn check_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<(), ReadError> {
     let bytes = load_bundle(source, limits)?;
-    read_loaded(&bytes, limits)
+    read_loaded(&bytes, limits).map(drop)
 }
 
 /// The validation of [`read_container`] over loaded bytes.
-fn read_loaded(bytes: &[u8], limits: &ArchiveLimits) -> Result<Container, ReadError> {
+fn read_loaded<'a>(bytes: &'a [u8], limits: &ArchiveLimits) -> Result<Container<'a>, ReadError> {
     mlbundle::read_container_with(bytes, limits, &Threads::DEFAULT).map_err(ReadError::Rejected)
 }
 

@@ -71,7 +71,7 @@ fn stored_copy(bundle: &[u8]) -> Vec<u8> {
     let members: Vec<(&str, &[u8])> = c
         .listing
         .iter()
-        .filter_map(|l| c.members.get(&l.name).map(|b| (l.name.as_str(), b.as_slice())))
+        .filter_map(|l| c.members.get(&l.name).map(|b| (l.name.as_str(), &**b)))
         .collect();
     let out = stored_zip(&members);
     if let Err(e) = read_container(&out, &ArchiveLimits::DEFAULT) {

@@ -32,8 +32,8 @@ pub fn inspect(data: &[u8], limits: &ArchiveLimits) -> Result<MetadataView, Erro
 }
 
 /// The view of a container [`read_container`] (or `read_container_with`) accepted (§12.1).
-impl From<Container> for MetadataView {
-    fn from(c: Container) -> Self {
+impl From<Container<'_>> for MetadataView {
+    fn from(c: Container<'_>) -> Self {
         MetadataView {
             manifest: c.manifest,
             members: c.listing,

@@ -12,9 +12,9 @@ use alloc::format;
 
 /// A bundle after the validating load.
 #[derive(Clone, Debug)]
-pub struct Loaded {
+pub struct Loaded<'a> {
     /// The validated container.
-    pub container: Container,
+    pub container: Container<'a>,
     /// True when every model member was parsed (a standalone `model.onnx`); false when a
     /// native model member is present, whose claims this load cannot attest (§8.4).
     pub models_attested: bool,
@@ -23,7 +23,7 @@ pub struct Loaded {
 /// Validates the bundle in `data` (§2–§8) and parses a `model.onnx` member with the ONNX
 /// reader: it must be a self-contained model (external tensor data is unsupported). A model
 /// the reader rejects is `InvalidContainer` located in `model.onnx` at the reader's offset.
-pub fn load_container(data: &[u8], limits: &ArchiveLimits) -> Result<Loaded, Error> {
+pub fn load_container<'a>(data: &'a [u8], limits: &ArchiveLimits) -> Result<Loaded<'a>, Error> {
     let container = read_container(data, limits)?;
     if let Some(bytes) = container.members.get(&MemberName::ModelOnnx) {
         crate::onnx::to_model(bytes).map_err(|e| {

@@ -28,11 +28,13 @@ use crate::join::Join;
 use crate::json::Value;
 use crate::zip::header::STORED;
 use crate::zip::{Archive, Entry, read_member, read_member_with, stored_data};
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-/// A member's uncompressed bytes and SHA-256, or why they could not be read (§4).
-pub type ReadResult = Result<(Vec<u8>, [u8; 32]), Error>;
+/// A member's uncompressed bytes and SHA-256, or why they could not be read (§4). A stored
+/// member's bytes are borrowed from the archive; a deflated member's are its output buffer.
+pub type ReadResult<'a> = Result<(Cow<'a, [u8]>, [u8; 32]), Error>;
 
 /// A JSON member's §8.1 check: the decoded value (`schema.json`, `samples.json`), `None`
 /// for `structure.json`, or the error.
@@ -40,13 +42,13 @@ pub type CheckResult = Result<Option<Value>, Error>;
 
 /// A read as the member work records it (§12.0): the SHA-256 is `None` when the plan hashes
 /// in a task of its own and that task did not run.
-pub type PlannedRead = Result<(Vec<u8>, Option<[u8; 32]>), Error>;
+pub type PlannedRead<'a> = Result<(Cow<'a, [u8]>, Option<[u8; 32]>), Error>;
 
 /// Relative cost per byte of each kind of task, in about quarter nanoseconds on x86-64 with
 /// SHA-NI, as measured inside a whole read (`perf`; `cli/benches/HISTORY.md`: a JSON check there
 /// reads its member from memory, not cache). They only balance the groups and choose the plan.
-/// A stored member's copy with its CRC-32.
-const COPY: u64 = 2;
+/// A stored member's CRC-32, over its bytes where they lie in the archive.
+const STORED_CRC: u64 = 1;
 /// A deflated member's inflate with its CRC-32 (and the copy out of the ring).
 const INFLATE: u64 = 20;
 /// SHA-256.
@@ -99,15 +101,15 @@ enum Plan {
 
 /// What the groups produced, by member; `None` where a task was not run.
 #[derive(Debug, Default)]
-pub struct Outcomes {
-    reads: [Option<PlannedRead>; 8],
+pub struct Outcomes<'a> {
+    reads: [Option<PlannedRead<'a>>; 8],
     hashes: [Option<[u8; 32]>; 8],
     checks: [Option<CheckResult>; 8],
 }
 
-impl Outcomes {
+impl<'a> Outcomes<'a> {
     /// The read of `name`, if a group ran it, with its SHA-256 if a group computed it.
-    pub fn take_read(&mut self, name: MemberName) -> Option<PlannedRead> {
+    pub fn take_read(&mut self, name: MemberName) -> Option<PlannedRead<'a>> {
         let read = self.reads.get_mut(name as usize).and_then(Option::take)?;
         let hash = self.hashes.get_mut(name as usize).and_then(Option::take);
         Some(read.map(|(bytes, sha)| (bytes, sha.or(hash))))
@@ -125,7 +127,7 @@ impl Outcomes {
         }
     }
 
-    fn merge(mut self, other: Outcomes) -> Outcomes {
+    fn merge(mut self, other: Outcomes<'a>) -> Outcomes<'a> {
         for (mine, theirs) in self.reads.iter_mut().zip(other.reads) {
             *mine = mine.take().or(theirs);
         }
@@ -140,22 +142,24 @@ impl Outcomes {
 }
 
 /// Reads one member (§4.2), as a task or as the caller's own read of a skipped one.
-pub fn read_one(data: &[u8], entry: &Entry) -> ReadResult {
+pub fn read_one<'a>(data: &'a [u8], entry: &Entry) -> ReadResult<'a> {
     read_member(data, entry).map_err(Error::from)
 }
 
-/// What every task reads from, and the lowest rank that failed so far.
-struct Context<'a> {
-    data: &'a [u8],
-    archive: &'a Archive,
-    limits: &'a ArchiveLimits,
+/// What every task reads from (the archive bytes `'d`, which stored members' reads borrow),
+/// and the lowest rank that failed so far.
+struct Context<'d, 'c> {
+    data: &'d [u8],
+    archive: &'c Archive,
+    limits: &'c ArchiveLimits,
     failed: AtomicUsize,
 }
 
 /// Runs the member work of `archive` (every member but the manifest) in two groups through
 /// `join` (one join or two, see `Plan`), or inline when the lighter group's cost is below
-/// [`Join::min_work`]. Nothing is copied besides each member's one output buffer (§4.1).
-pub fn read_members(data: &[u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes {
+/// [`Join::min_work`]. Nothing is copied: a deflated member is inflated into its one output
+/// buffer, a stored member is read where it lies (§4.1).
+pub fn read_members<'d>(data: &'d [u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes<'d> {
     let cx = Context {
         data,
         archive,
@@ -178,7 +182,13 @@ pub fn read_members(data: &[u8], archive: &Archive, limits: &ArchiveLimits, join
 }
 
 /// Runs two groups through `join`, or one after the other when either is too small.
-fn run_pair(cx: &Context<'_>, [a, b]: &[Group; 2], prior: &Outcomes, join: &impl Join, hash: bool) -> Outcomes {
+fn run_pair<'d>(
+    cx: &Context<'d, '_>,
+    [a, b]: &[Group; 2],
+    prior: &Outcomes<'d>,
+    join: &impl Join,
+    hash: bool,
+) -> Outcomes<'d> {
     let (x, y) = if b.tasks.is_empty() || a.cost.min(b.cost) < join.min_work() {
         (run(cx, &a.tasks, prior, hash), run(cx, &b.tasks, prior, hash))
     } else {
@@ -256,7 +266,7 @@ fn assign(mut units: Vec<Unit>) -> [Group; 2] {
 
 /// A read's cost without its SHA-256.
 fn read_cost(size: u64, stored: bool) -> u64 {
-    size.saturating_mul(if stored { COPY } else { INFLATE })
+    size.saturating_mul(if stored { STORED_CRC } else { INFLATE })
 }
 
 /// A JSON member's §8.1 check's cost.
@@ -289,7 +299,7 @@ fn fused_units(name: MemberName, size: u64, stored: bool) -> [Option<Unit>; 2] {
 /// Runs one group's tasks in rank order until one fails or one ranked after a recorded
 /// failure comes up. Reads hash in the same pass when `hash` is set; hashes and checks
 /// find a read's bytes in the group's own results or in `prior` (the first join's).
-fn run(cx: &Context<'_>, tasks: &[Task], prior: &Outcomes, hash: bool) -> Outcomes {
+fn run<'d>(cx: &Context<'d, '_>, tasks: &[Task], prior: &Outcomes<'d>, hash: bool) -> Outcomes<'d> {
     let mut out = Outcomes::default();
     for &task in tasks {
         if cx.failed.load(Ordering::Relaxed) < task.rank() {
@@ -365,10 +375,18 @@ mod tests {
     fn a_stored_structure_is_validated_beside_the_reads() {
         let m = [(ModelCbm, 64 << 20), (Schema, 9 << 10), (Structure, 64 << 20)];
         let [a, b] = groups(&m, true);
-        // Validating structure costs as much as reading both big members; the small
-        // schema's units fill in where the cost is lower (ties to the first group).
-        assert_eq!(a, [Task::Check(Schema), Task::Check(Structure)]);
-        assert_eq!(b, [Task::Read(ModelCbm), Task::Read(Schema), Task::Read(Structure)]);
+        // Validating structure costs more than reading both big members in place (CRC-32
+        // and SHA-256, no copy), so the small schema's units join the reads.
+        assert_eq!(a, [Task::Check(Structure)]);
+        assert_eq!(
+            b,
+            [
+                Task::Read(ModelCbm),
+                Task::Read(Schema),
+                Task::Read(Structure),
+                Task::Check(Schema)
+            ]
+        );
     }
 
     fn tasks(groups: &[Group; 2]) -> [Vec<Task>; 2] {

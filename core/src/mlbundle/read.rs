@@ -17,6 +17,7 @@ use crate::digest::sha256;
 use crate::join::{Join, Serial};
 use crate::json::Value;
 use crate::zip::{Archive, Entry};
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::vec::Vec;
@@ -39,12 +40,15 @@ pub struct Listing {
 /// A validated bundle: the manifest, every member's original bytes (manifest included),
 /// the listing in fixed order, and the decoded schema and samples values. `structure.json`
 /// is validated but not decoded (no rule reads its content; its bytes are in `members`).
+/// A stored member's bytes are borrowed from the archive bytes `'a` (§4.2: they are checked
+/// where they lie, never copied); [`Container::into_owned`] detaches the container from them.
 #[derive(Clone, Debug)]
-pub struct Container {
+pub struct Container<'a> {
     /// The validated manifest.
     pub manifest: Manifest,
-    /// Original uncompressed bytes keyed by member, in fixed order.
-    pub members: BTreeMap<MemberName, Vec<u8>>,
+    /// Original uncompressed bytes keyed by member, in fixed order: borrowed for a stored
+    /// member, owned for a deflated one.
+    pub members: BTreeMap<MemberName, Cow<'a, [u8]>>,
     /// Members in fixed order with sizes and digests.
     pub listing: Vec<Listing>,
     /// The validated `schema.json` value (§8.2).
@@ -53,16 +57,38 @@ pub struct Container {
     pub samples: Option<Value>,
 }
 
+impl Container<'_> {
+    /// The same container with every member's bytes owned (a stored member's copied), for a
+    /// caller that must outlive the archive bytes.
+    pub fn into_owned(self) -> Container<'static> {
+        Container {
+            manifest: self.manifest,
+            members: self
+                .members
+                .into_iter()
+                .map(|(name, bytes)| (name, Cow::Owned(bytes.into_owned())))
+                .collect(),
+            listing: self.listing,
+            schema: self.schema,
+            samples: self.samples,
+        }
+    }
+}
+
 /// Reads and validates the bundle in `data` under `limits` (§2–§8) on the calling thread.
 /// Never deserializes a model.
-pub fn read_container(data: &[u8], limits: &ArchiveLimits) -> Result<Container, Error> {
+pub fn read_container<'a>(data: &'a [u8], limits: &ArchiveLimits) -> Result<Container<'a>, Error> {
     read_container_with(data, limits, &Serial)
 }
 
 /// [`read_container`] with the member work (§4 reads, §8.1 JSON checks) split into two
 /// groups run through `join` (§12.0), for example on two threads. Results are reported in
 /// the serial order, so every input gets exactly the outcome of [`read_container`].
-pub fn read_container_with(data: &[u8], limits: &ArchiveLimits, join: &impl Join) -> Result<Container, Error> {
+pub fn read_container_with<'a>(
+    data: &'a [u8],
+    limits: &ArchiveLimits,
+    join: &impl Join,
+) -> Result<Container<'a>, Error> {
     let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
     let max = limits.get(Limit::Archive);
     if len > max {

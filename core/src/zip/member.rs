@@ -6,14 +6,20 @@ use super::error::{ZipError, ZipReason};
 use super::header::STORED;
 use crate::digest::ChunkDigest;
 use crate::inflate::{MAX_CHUNK, inflate_exact};
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-/// The member's uncompressed bytes and their SHA-256. The buffer is reserved with
-/// `try_reserve_exact` for the declared size (already checked against the caller's limits);
-/// deflated data goes through [`inflate_exact`] (exact size, one byte of lookahead, complete
-/// stream, CRC-32 and SHA-256 in the same pass); stored data is copied in 64 KiB chunks
-/// through one [`ChunkDigest`].
-pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), ZipError> {
+/// What [`read_member_with`] returns: the member's bytes (borrowed from the archive when
+/// stored, its own buffer when deflated) and their SHA-256 when it was asked for.
+pub type MemberRead<'a> = (Cow<'a, [u8]>, Option<[u8; 32]>);
+
+/// The member's uncompressed bytes and their SHA-256. Deflated data goes through
+/// [`inflate_exact`] (exact size, one byte of lookahead, complete stream, CRC-32 and SHA-256
+/// in the same pass) into a buffer reserved with `try_reserve_exact` for the declared size
+/// (already checked against the caller's limits). Stored data is not copied: its CRC-32 and
+/// SHA-256 run over it in 64 KiB chunks through one [`ChunkDigest`], and the bytes come back
+/// borrowed from `data` (`spec/mlbundle.md` §4.2).
+pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, [u8; 32]), ZipError> {
     let (bytes, sha) = read_member_with(data, entry, true)?;
     Ok((bytes, sha.unwrap_or_default()))
 }
@@ -21,16 +27,14 @@ pub fn read_member(data: &[u8], entry: &Entry) -> Result<(Vec<u8>, [u8; 32]), Zi
 /// [`read_member`] with the SHA-256 in the same pass only when `sha256` is set (`None`
 /// otherwise): every other check (size, stream, CRC-32) is the same. For a caller that
 /// hashes the bytes elsewhere, for example on another thread (`spec/mlbundle.md` §12.0).
-pub fn read_member_with(data: &[u8], entry: &Entry, sha256: bool) -> Result<(Vec<u8>, Option<[u8; 32]>), ZipError> {
+pub fn read_member_with<'a>(data: &'a [u8], entry: &Entry, sha256: bool) -> Result<MemberRead<'a>, ZipError> {
     let fail = |r: ZipReason, off: u64| ZipError::at(r, off).member(entry.central.name);
     let start = entry.local.data_start;
     let input = super::bytes::record(data, start, entry.central.compressed, ZipReason::Overlap)
         .map_err(|e| e.member(entry.central.name))?;
-    let size = usize::try_from(entry.central.uncompressed).map_err(|_| fail(ZipReason::OutOfMemory, start))?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(size)
-        .map_err(|_| fail(ZipReason::OutOfMemory, start))?;
     if entry.central.method == STORED {
+        // The central directory check made the stored sizes equal (§2.5): `input` is the
+        // member's bytes.
         let mut digest = if sha256 {
             ChunkDigest::with_sha256()
         } else {
@@ -38,7 +42,6 @@ pub fn read_member_with(data: &[u8], entry: &Entry, sha256: bool) -> Result<(Vec
         };
         for chunk in input.chunks(MAX_CHUNK) {
             digest.update(chunk);
-            out.extend_from_slice(chunk);
         }
         let d = digest.finish();
         if d.crc32 != entry.central.crc32 {
@@ -48,8 +51,12 @@ pub fn read_member_with(data: &[u8], entry: &Entry, sha256: bool) -> Result<(Vec
             };
             return Err(fail(reason, start.saturating_add(entry.central.compressed)));
         }
-        return Ok((out, d.sha256));
+        return Ok((Cow::Borrowed(input), d.sha256));
     }
+    let size = usize::try_from(entry.central.uncompressed).map_err(|_| fail(ZipReason::OutOfMemory, start))?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(size)
+        .map_err(|_| fail(ZipReason::OutOfMemory, start))?;
     // Output is appended to the reserved buffer as the engine produces it, so a declared
     // size the data does not back costs address space, never written memory.
     let expected = entry.central.uncompressed;
@@ -58,7 +65,7 @@ pub fn read_member_with(data: &[u8], entry: &Entry, sha256: bool) -> Result<(Vec
         out.extend_from_slice(chunk);
     })
     .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
-    Ok((out, digests.sha256))
+    Ok((Cow::Owned(out), digests.sha256))
 }
 
 /// A stored member's bytes as they lie in the archive (method 0, so they are the member's

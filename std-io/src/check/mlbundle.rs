@@ -3,7 +3,7 @@
 
 use super::{CheckError, Format};
 use crate::Progress;
-use crate::source::{ReadError, Source, inspect, read_container};
+use crate::source::{ReadError, Source, check_container, inspect};
 use modelgate_core::mlbundle::ArchiveLimits;
 use std::path::Path;
 
@@ -39,9 +39,7 @@ impl Format for Mlbundle {
 
     /// The archive (at most 512 MiB) is read whole, then validated in memory: no progress.
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        read_container(Source::Path(path), &ArchiveLimits::DEFAULT)
-            .map(|_| ())
-            .map_err(to_check_error)
+        check_container(Source::Path(path), &ArchiveLimits::DEFAULT).map_err(to_check_error)
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {

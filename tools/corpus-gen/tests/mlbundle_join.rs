@@ -235,3 +235,34 @@ fn two_workers_split_a_deflated_bundle_and_fuse_a_stored_one() {
         assert_eq!(join.calls.into_inner(), joins, "stored {stored}");
     }
 }
+
+/// A stored member is handed out where it lies in the archive bytes, never copied, through
+/// every join; a deflated member is its own buffer (`spec/mlbundle.md` §4.2). `into_owned`
+/// keeps every byte and owns them all.
+#[test]
+fn stored_members_are_views_of_the_archive() {
+    use std::borrow::Cow;
+    let limits = ArchiveLimits::DEFAULT;
+    for stored in [true, false] {
+        let bytes = faulty(0, stored, 60_000, 40_000);
+        let range = bytes.as_ptr_range();
+        let reads = [
+            read_container(&bytes, &limits).unwrap(),
+            read_container_with(&bytes, &limits, &Reversed { parallel: true }).unwrap(),
+            read_container_with(&bytes, &limits, &Threads { min_work: 0 }).unwrap(),
+        ];
+        for c in reads {
+            assert_eq!(c.members.len(), 5);
+            for (name, member) in &c.members {
+                let inside = range.contains(&member.as_ptr());
+                match member {
+                    Cow::Borrowed(_) => assert!(stored && inside, "{name:?}"),
+                    Cow::Owned(_) => assert!(!stored && !inside, "{name:?}"),
+                }
+            }
+            let owned = c.clone().into_owned();
+            assert_eq!(owned.members, c.members);
+            assert!(owned.members.values().all(|m| matches!(m, Cow::Owned(_))));
+        }
+    }
+}

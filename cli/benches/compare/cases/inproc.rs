@@ -109,7 +109,7 @@ pub fn mlbundle_deflated(path: &Path, member_bytes: u64) -> Case {
 /// besides parsing the JSON members (`spec/mlbundle.md` §7, §8).
 fn sha256_reference(data: &[u8]) -> Imp {
     let c = read_container(data, &ArchiveLimits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}")));
-    let members: Vec<Vec<u8>> = c.members.into_values().collect();
+    let members: Vec<Vec<u8>> = c.members.into_values().map(std::borrow::Cow::into_owned).collect();
     Imp::new("reference: SHA-256 of the members", move || {
         in_process(|| {
             members
