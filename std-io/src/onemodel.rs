@@ -233,11 +233,9 @@ fn check_same_file(_path: &Path, _opened: &std::fs::Metadata) -> Result<(), Exte
 mod tests {
     use super::*;
 
-    fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("modelgate-ext-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh folder, removed with its contents when the test ends (pass or panic).
+    fn dir(name: &str) -> crate::temp::TempDir {
+        crate::temp::TempDir::create(&std::env::temp_dir(), "modelgate-ext", name).unwrap()
     }
 
     fn read_ext(folder: &Path, r: &ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> {
@@ -255,26 +253,28 @@ mod tests {
 
     #[test]
     fn external_data_inside_folder_read() {
-        let d = dir("ok");
+        let tmp = dir("ok");
+        let d = tmp.path();
         std::fs::write(d.join("w.bin"), (0u8..32).collect::<Vec<_>>()).unwrap();
-        assert_eq!(read_ext(&d, &r("w.bin", 8, Some(4), 4)).unwrap(), [8, 9, 10, 11]);
+        assert_eq!(read_ext(d, &r("w.bin", 8, Some(4), 4)).unwrap(), [8, 9, 10, 11]);
         assert_eq!(
-            read_external(&d, &r("w.bin", 28, None, 4), &mut |_| {}).unwrap(),
+            read_external(d, &r("w.bin", 28, None, 4), &mut |_| {}).unwrap(),
             [28, 29, 30, 31]
         );
         assert_eq!(
-            read_ext(&d, &r("w.bin", 30, Some(4), 4)).unwrap_err().0,
+            read_ext(d, &r("w.bin", 30, Some(4), 4)).unwrap_err().0,
             ErrorKind::OutOfRange
         );
         assert_eq!(
-            read_ext(&d, &r("w.bin", 0, Some(4), 8)).unwrap_err().0,
+            read_ext(d, &r("w.bin", 0, Some(4), 8)).unwrap_err().0,
             ErrorKind::OutOfRange
         );
     }
 
     #[test]
     fn external_data_escapes_rejected() {
-        let d = dir("escape");
+        let tmp = dir("escape");
+        let d = tmp.path();
         let inner = d.join("m");
         std::fs::create_dir_all(&inner).unwrap();
         std::fs::write(d.join("secret.bin"), [1u8; 4]).unwrap();
@@ -330,9 +330,10 @@ mod tests {
 
     #[test]
     fn convert_progress_totals_match_the_copied_and_written_bytes() {
-        let d = dir("progress");
+        let tmp = dir("progress");
+        let d = tmp.path();
         let n = PROGRESS_CHUNK / 4 * 2 + 5;
-        let input = onnx_with_external(&d, n);
+        let input = onnx_with_external(d, n);
         let (out, back) = (d.join("m.onemodel"), d.join("back.onnx"));
         let mut calls = Vec::new();
         convert_with(&input, &out, false, &mut |p, done, total| calls.push((p, done, total))).unwrap();

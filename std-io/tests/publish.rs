@@ -3,16 +3,16 @@
 //! left behind.
 
 use modelgate_io::publish::{publish_bytes, publish_impl, publish_with};
+use modelgate_io::temp::TempDir;
 use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Barrier};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mg-publish-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder under the system temporary folder, removed with its contents when the
+/// test ends, whether it passes or panics.
+fn scratch(name: &str) -> TempDir {
+    TempDir::create(&std::env::temp_dir(), "mg-publish", name).unwrap()
 }
 
 fn entries(dir: &Path) -> Vec<String> {
@@ -26,27 +26,30 @@ fn entries(dir: &Path) -> Vec<String> {
 
 #[test]
 fn publish_creates_file_and_leaves_no_temporary() {
-    let dir = scratch("create");
+    let tmp = scratch("create");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     publish_bytes(&dest, b"hello", false).unwrap();
     assert_eq!(fs::read(&dest).unwrap(), b"hello");
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
 }
 
 #[test]
 fn existing_destination_without_overwrite_is_already_exists() {
-    let dir = scratch("exists");
+    let tmp = scratch("exists");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     fs::write(&dest, b"old").unwrap();
     let e = publish_bytes(&dest, b"new", false).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
     assert_eq!(fs::read(&dest).unwrap(), b"old");
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
 }
 
 #[test]
 fn overwrite_replaces_atomically() {
-    let dir = scratch("overwrite");
+    let tmp = scratch("overwrite");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     fs::write(&dest, b"old contents").unwrap();
     // A reader holding the old file keeps seeing the old bytes: the new file is a different
@@ -57,12 +60,13 @@ fn overwrite_replaces_atomically() {
     let mut old = String::new();
     io::Read::read_to_string(&mut held, &mut old).unwrap();
     assert_eq!(old, "old contents");
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
 }
 
 #[test]
 fn concurrent_no_overwrite_writers_exactly_one_wins() {
-    let dir = scratch("race");
+    let tmp = scratch("race");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     let writers = 8;
     let barrier = Arc::new(Barrier::new(writers));
@@ -86,12 +90,13 @@ fn concurrent_no_overwrite_writers_exactly_one_wins() {
     }
     // The file is one writer's complete bytes.
     assert_eq!(fs::read(&dest).unwrap(), vec![winners[0] as u8; 100_000]);
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
 }
 
 #[test]
 fn failure_mid_write_leaves_no_file() {
-    let dir = scratch("midwrite");
+    let tmp = scratch("midwrite");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     let e = publish_with(&dest, false, |f| {
         f.write_all(&[1; 5000])?;
@@ -100,12 +105,13 @@ fn failure_mid_write_leaves_no_file() {
     .unwrap_err();
     assert_eq!(e.to_string(), "disk full");
     assert!(!dest.exists());
-    assert!(entries(&dir).is_empty());
+    assert!(entries(dir).is_empty());
 }
 
 #[test]
 fn failure_mid_write_with_overwrite_keeps_old_file() {
-    let dir = scratch("midwrite-overwrite");
+    let tmp = scratch("midwrite-overwrite");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     fs::write(&dest, b"old").unwrap();
     publish_with(&dest, true, |f| {
@@ -114,7 +120,7 @@ fn failure_mid_write_with_overwrite_keeps_old_file() {
     })
     .unwrap_err();
     assert_eq!(fs::read(&dest).unwrap(), b"old");
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
 }
 
 fn unsupported(_: &Path, _: &Path) -> io::Result<()> {
@@ -123,21 +129,23 @@ fn unsupported(_: &Path, _: &Path) -> io::Result<()> {
 
 #[test]
 fn fallback_without_hard_links_creates_exclusively() {
-    let dir = scratch("fallback");
+    let tmp = scratch("fallback");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     publish_impl(&dest, false, |f| f.write_all(b"data"), unsupported).unwrap();
     assert_eq!(fs::read(&dest).unwrap(), b"data");
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
     // Never overwrites.
     let e = publish_impl(&dest, false, |f| f.write_all(b"other"), unsupported).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
     assert_eq!(fs::read(&dest).unwrap(), b"data");
-    assert_eq!(entries(&dir), ["out.mlbundle"]);
+    assert_eq!(entries(dir), ["out.mlbundle"]);
 }
 
 #[test]
 fn fallback_failure_removes_its_own_destination() {
-    let dir = scratch("fallback-fail");
+    let tmp = scratch("fallback-fail");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     let mut calls = 0;
     let e = publish_impl(
@@ -158,21 +166,23 @@ fn fallback_failure_removes_its_own_destination() {
     .unwrap_err();
     assert_eq!(e.to_string(), "fail in fallback");
     assert!(!dest.exists());
-    assert!(entries(&dir).is_empty());
+    assert!(entries(dir).is_empty());
 }
 
 #[test]
 fn other_link_errors_propagate() {
-    let dir = scratch("link-error");
+    let tmp = scratch("link-error");
+    let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     let e = publish_impl(&dest, false, |f| f.write_all(b"x"), |_, _| Err(io::Error::other("io"))).unwrap_err();
     assert_eq!(e.to_string(), "io");
-    assert!(entries(&dir).is_empty());
+    assert!(entries(dir).is_empty());
 }
 
 #[test]
 fn missing_destination_folder_propagates() {
-    let dir = scratch("nofolder");
+    let tmp = scratch("nofolder");
+    let dir = tmp.path();
     let e = publish_bytes(&dir.join("absent").join("out.mlbundle"), b"x", false).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
 }
