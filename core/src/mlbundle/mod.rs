@@ -13,7 +13,7 @@
 //!   (§4, §8.1, §12.0).
 //! - [`read`]: [`read_container`] and [`read_container_with`] (§2–§8).
 //! - [`inspect`](mod@inspect): [`inspect()`] and [`MetadataView`] (§12).
-//! - [`write`]: [`write_container`] (§10).
+//! - [`mod@write`]: [`write_container`] (§10).
 //! - [`load`]: [`load_container`], the validating load that parses `model.onnx` (§12.2).
 //! - [`error`]: [`Error`] and [`ErrorKind`] (§9).
 

@@ -4,7 +4,7 @@
 //!
 //! - [`error`]: the five taxonomy keys and [`MpkError`] (§5).
 //! - [`limits`]: [`MpkLimits`] (§4).
-//! - [`classify`]: `*.json` → `etc/`, `*.so` → `lib/`, `*.elf` → `share/` (§3.2).
+//! - [`classify()`]: `*.json` → `etc/`, `*.so` → `lib/`, `*.elf` → `share/` (§3.2).
 //! - [`registry`]: the closed (processor, kernel) registry (§3.6).
 //! - [`pipeline`]: `pipeline_sequence.json` (§3.4, §3.5).
 //! - [`contract`]: `mpk.json` / `*_mpk.json` (§3.7).

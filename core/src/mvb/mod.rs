@@ -6,7 +6,7 @@
 //! - [`manifest`]: the manifest fields export and import rely on (§1.2).
 //! - [`marker`]: the `.mvb.json` marker, written and read (§3).
 //! - [`import`]: [`ImportValidator`], the push-style validator of §4, and [`check_mvb`].
-//! - [`write`]: entry headers with normalized metadata and an in-memory writer (§2).
+//! - [`mod@write`]: entry headers with normalized metadata and an in-memory writer (§2).
 //! - [`limits`]: [`MvbLimits`] (§4.7).
 //! - [`error`]: [`MvbError`] and the six kinds (§9).
 //!

@@ -61,7 +61,7 @@ pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
     write_with(model, Limits::DEFAULT)
 }
 
-/// [`write`] for a reader with `limits`: a model nesting graphs and types deeper than
+/// [`write()`] for a reader with `limits`: a model nesting graphs and types deeper than
 /// `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer than
 /// `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the header
 /// field `manifest_length`, so the writer never makes a file that reader rejects.

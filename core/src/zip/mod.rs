@@ -10,7 +10,7 @@
 //! - [`tiling`]: records cover the archive with no gap or overlap (§2.12).
 //! - [`archive`]: the whole-archive validation, [`Archive::parse`].
 //! - [`member`]: reading one member's bytes with exact size, CRC-32 and SHA-256 (§4).
-//! - [`write`]: the fixed-metadata record writer (§10.2).
+//! - [`mod@write`]: the fixed-metadata record writer (§10.2).
 //! - [`error`]: [`ZipError`] and [`ZipReason`].
 
 mod bytes;
