@@ -99,7 +99,7 @@ pub fn python_fixtures() -> Vec<(&'static str, &'static [u8])> {
 /// The model member's bytes: runs and noise, so deflate has work of both kinds.
 pub fn model_bytes() -> Vec<u8> {
     let mut m = b"\x08\x07\x12\x04onnx".to_vec();
-    m.extend(zip::pseudorandom(600, 0x6d6c62));
+    m.extend(crate::deflate::pseudorandom(600, 0x6d6c62));
     m.extend([0u8; 300]);
     m
 }

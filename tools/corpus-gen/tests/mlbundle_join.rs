@@ -11,7 +11,8 @@ use modelgate_core::join::{Join, Reversed, Serial};
 use modelgate_core::mlbundle::{
     ArchiveLimits, Container, Error, MemberName, Recipe, read_container, read_container_with,
 };
-use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, pseudorandom};
+use modelgate_corpus_gen::deflate::pseudorandom;
+use modelgate_corpus_gen::mlbundle::zip::{Member, Zip};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
 use modelgate_io::threads::Threads;
 

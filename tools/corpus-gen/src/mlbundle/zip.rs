@@ -18,19 +18,6 @@ pub fn written(data: &[u8]) -> Vec<u8> {
     deflate(data, usize::MAX).expect("unbounded")
 }
 
-/// Fixed-seed xorshift64 bytes.
-pub fn pseudorandom(len: usize, mut seed: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        out.extend_from_slice(&seed.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
 /// Data descriptor form (§2.11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Desc {
