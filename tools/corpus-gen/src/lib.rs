@@ -48,6 +48,18 @@ pub struct CorpusFile {
     pub bytes: Vec<u8>,
 }
 
+impl CorpusFile {
+    /// The file of one case: `<folder>/<expected>-<case>.<ext>`, the case's snake-case rule
+    /// name written with dashes (CONVENTIONS.md `corpus-check`: `<Expected>` is `valid` or
+    /// the kind the file must be rejected with).
+    pub fn case(folder: &str, expected: &str, name: &str, ext: &str, bytes: &[u8]) -> CorpusFile {
+        CorpusFile {
+            path: format!("{folder}/{expected}-{}.{ext}", name.replace('_', "-")),
+            bytes: bytes.to_vec(),
+        }
+    }
+}
+
 /// What a case must give: accepted, or rejected for a precise reason `R` at a byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect<R> {
@@ -74,10 +86,7 @@ impl<R: Copy> Case<R> {
             Expect::Valid => "valid",
             Expect::Reject(reason, offset) => kind(reason, offset),
         };
-        CorpusFile {
-            path: format!("{folder}/{expected}-{}.{ext}", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
+        CorpusFile::case(folder, expected, self.name, ext, &self.bytes)
     }
 }
 

@@ -40,10 +40,7 @@ impl Case {
             Valid => "valid",
             Reject(k, _, _) => k,
         };
-        CorpusFile {
-            path: format!("mlbundle/{kind}-{}.mlbundle", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
+        CorpusFile::case("mlbundle", kind, self.name, "mlbundle", &self.bytes)
     }
 }
 
@@ -61,10 +58,11 @@ pub fn outcome(bytes: &[u8]) -> Expect {
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
     let mut out: Vec<CorpusFile> = cases().iter().map(Case::file).collect();
-    out.extend(python_fixtures().into_iter().map(|(name, bytes)| CorpusFile {
-        path: format!("mlbundle/valid-{name}.mlbundle"),
-        bytes: bytes.to_vec(),
-    }));
+    out.extend(
+        python_fixtures()
+            .into_iter()
+            .map(|(name, bytes)| CorpusFile::case("mlbundle", "valid", name, "mlbundle", bytes)),
+    );
     out
 }
 

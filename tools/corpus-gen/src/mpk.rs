@@ -46,10 +46,7 @@ impl Case {
             Valid => "valid",
             Reject(k, _) => k.key(),
         };
-        CorpusFile {
-            path: format!("mpk/{kind}-{}.{}", self.name.replace('_', "-"), self.ext),
-            bytes: self.bytes.clone(),
-        }
+        CorpusFile::case("mpk", kind, self.name, self.ext, &self.bytes)
     }
 }
 

@@ -44,10 +44,7 @@ impl Case {
             Valid => "valid",
             Reject(k, _) => k.name(),
         };
-        CorpusFile {
-            path: format!("mvb/{kind}-{}.mvb.tar", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
+        CorpusFile::case("mvb", kind, self.name, "mvb.tar", &self.bytes)
     }
 }
 

@@ -39,10 +39,7 @@ impl Case {
             Valid => "valid",
             Expect::Reject(k, _, _) => k.name(),
         };
-        CorpusFile {
-            path: format!("onemodel/{kind}-{}.onemodel", self.name.replace('_', "-")),
-            bytes: self.bytes.clone(),
-        }
+        CorpusFile::case("onemodel", kind, self.name, "onemodel", &self.bytes)
     }
 }
 
