@@ -2,8 +2,6 @@
 //! binaries, the commands here only call `modelgate-io` and print (CONVENTIONS.md
 //! "Command line").
 
-#![warn(missing_docs)]
-
 pub mod commands;
 pub mod mlbundle;
 pub mod mpk;

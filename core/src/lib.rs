@@ -19,7 +19,6 @@
 //!   detection (`spec/mpk.md` §2).
 #![no_std]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 #![cfg_attr(
     not(test),
     deny(

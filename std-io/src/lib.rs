@@ -24,7 +24,6 @@
 //! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
 //! - [`Progress`]: the byte-progress callback of long operations.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod check;
 pub mod corpus;

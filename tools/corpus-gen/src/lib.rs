@@ -5,8 +5,6 @@
 //! (kind, reason and byte offset) of every case through the library, so a corpus file
 //! can never silently pass for the wrong reason.
 
-#![warn(missing_docs)]
-
 /// Defines a module's case table: `pub fn cases()` and, under `cfg(test)`, one test per
 /// case, named for it, asserting that the module's `outcome` gives exactly the expectation.
 macro_rules! cases {
