@@ -684,6 +684,33 @@ fn error_entry_name_is_cut_and_cleared_between_entries() {
     assert_eq!((e.reason, e.entry), (TarReason::MissingEnd, None));
 }
 
+/// The name an error carries is the current entry's alone: the reused buffer is emptied
+/// before the next name is kept, never appended to.
+#[test]
+fn error_entry_name_is_not_appended_to_the_previous_entrys() {
+    let tar = [file("first-long-name.json", b"x"), file("b", &[1u8; 100])].concat();
+    let cut = &tar[..tar.len() - 100];
+    let e = entries(cut, TarLimits::DEFAULT).last().unwrap().unwrap_err();
+    assert_eq!((e.reason, e.entry.as_deref()), (TarReason::Truncated, Some("b")));
+}
+
+/// An entry whose data ends on a block boundary (no padding), or that has no data, is over
+/// once its data is read: an error in the next header names no entry.
+#[test]
+fn error_after_an_unpadded_or_empty_entry_names_no_entry() {
+    for data in [&[1u8; 512][..], &[]] {
+        let tar = [file("a", data), pax(&pax_record("path", b"b"))].concat();
+        let cut = &tar[..tar.len() - 600];
+        let e = entries(cut, TarLimits::DEFAULT).last().unwrap().unwrap_err();
+        assert_eq!(
+            (e.reason, e.entry),
+            (TarReason::Truncated, None),
+            "{} data bytes",
+            data.len()
+        );
+    }
+}
+
 #[test]
 fn error_repeats_after_failure() {
     let mut r = TarReader::new(TarLimits::DEFAULT);

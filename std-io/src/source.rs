@@ -144,11 +144,12 @@ fn load_bundle<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Cow<'a,
 /// `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input. Stored
 /// members borrow `Source::Bytes`; from a path or a stream, which are loaded here, they are
 /// copied out of the loaded bytes once the container is accepted
-/// ([`Container::into_owned`]).
+/// ([`Container::into_owned`]: a copy that cannot be reserved is the `LimitExceeded` a
+/// deflated member's buffer gives, `spec/mlbundle.md` §4.1).
 pub fn read_container<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Container<'a>, ReadError> {
     match load_bundle(source, limits)? {
         Cow::Borrowed(bytes) => read_loaded(bytes, limits),
-        Cow::Owned(bytes) => read_loaded(&bytes, limits).map(Container::into_owned),
+        Cow::Owned(bytes) => read_loaded(&bytes, limits)?.into_owned().map_err(ReadError::Rejected),
     }
 }
 

@@ -16,7 +16,7 @@ use crate::Location;
 use crate::digest::sha256;
 use crate::join::{Join, Serial};
 use crate::json::Value;
-use crate::zip::{Archive, Entry};
+use crate::zip::{Archive, Entry, ZipError, ZipReason};
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -35,6 +35,8 @@ pub struct Listing {
     pub size: u64,
     /// SHA-256 of the uncompressed bytes.
     pub sha256: [u8; 32],
+    /// Offset in the archive of the member's data, right after its local header (§2).
+    pub offset: u64,
 }
 
 /// A validated bundle: the manifest, every member's original bytes (manifest included),
@@ -59,20 +61,40 @@ pub struct Container<'a> {
 
 impl Container<'_> {
     /// The same container with every member's bytes owned (a stored member's copied), for a
-    /// caller that must outlive the archive bytes.
-    pub fn into_owned(self) -> Container<'static> {
-        Container {
+    /// caller that must outlive the archive bytes. Each copy is reserved with
+    /// `try_reserve_exact`; a failure is the error a deflated member's buffer gives (§4.1):
+    /// `LimitExceeded`, "member buffer could not be reserved", at the member's data offset.
+    pub fn into_owned(self) -> Result<Container<'static>, Error> {
+        let mut members = BTreeMap::new();
+        for (name, bytes) in self.members {
+            let owned = match bytes {
+                Cow::Owned(v) => v,
+                Cow::Borrowed(b) => copy(b).ok_or_else(|| out_of_memory(name, &self.listing))?,
+            };
+            members.insert(name, Cow::Owned(owned));
+        }
+        Ok(Container {
             manifest: self.manifest,
-            members: self
-                .members
-                .into_iter()
-                .map(|(name, bytes)| (name, Cow::Owned(bytes.into_owned())))
-                .collect(),
+            members,
             listing: self.listing,
             schema: self.schema,
             samples: self.samples,
-        }
+        })
     }
+}
+
+/// `bytes` in a buffer of their own, or `None` when it cannot be reserved (§4.1).
+fn copy(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes.len()).ok()?;
+    v.extend_from_slice(bytes);
+    Some(v)
+}
+
+/// The §4.1 reservation failure about `name`, at its data offset as `listing` records it.
+fn out_of_memory(name: MemberName, listing: &[Listing]) -> Error {
+    let offset = listing.iter().find(|l| l.name == name).map_or(0, |l| l.offset);
+    Error::from(ZipError::at(ZipReason::OutOfMemory, offset).member(name as usize))
 }
 
 /// Reads and validates the bundle in `data` under `limits` (§2–§8) on the calling thread.
@@ -170,5 +192,6 @@ fn listed(name: MemberName, e: &Entry, sha256: [u8; 32]) -> Listing {
         compressed: e.central.compressed,
         size: e.central.uncompressed,
         sha256,
+        offset: e.local.data_start,
     }
 }

@@ -90,6 +90,11 @@ fn bit(f: Fault) -> u32 {
 /// (see [`bit`]), every member stored or deflated, `model_len` bytes of model and
 /// `structure_pad` bytes of structure padding (so that the groups are planned differently).
 fn faulty(mask: u32, stored: bool, model_len: usize, structure_pad: usize) -> Vec<u8> {
+    faulty_with(mask, &|_| stored, model_len, structure_pad)
+}
+
+/// [`faulty`] with each member stored when `stored(member index)` says so.
+fn faulty_with(mask: u32, stored: &dyn Fn(usize) -> bool, model_len: usize, structure_pad: usize) -> Vec<u8> {
     let has = |f: Fault| mask & bit(f) != 0;
     let model = pseudorandom(model_len, 0x6a6f696e);
     let broken_json = |good: &[u8]| [good, b",".as_slice()].concat();
@@ -132,16 +137,22 @@ fn faulty(mask: u32, stored: bool, model_len: usize, structure_pad: usize) -> Ve
         Member::new("structure.json", &structure),
         Member::new("samples.json", &samples),
     ];
-    if stored {
-        members = members.into_iter().map(Member::stored).collect();
-    }
+    members = members
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| if stored(i) { m.stored() } else { m })
+        .collect();
     // A stream of the right length whose CRC-32 is not the member's.
     let corrupt = |m: &mut Member| {
         let mut other = m.data.clone();
         if let Some(b) = other.last_mut() {
             *b ^= 1;
         }
-        m.stream = Some(if stored { other } else { mlbundle::zip::written(&other) });
+        m.stream = Some(if m.method == 0 {
+            other
+        } else {
+            mlbundle::zip::written(&other)
+        });
     };
     if has(Fault::ModelCrc) {
         corrupt(&mut members[1]);
@@ -238,14 +249,15 @@ fn two_workers_split_a_deflated_bundle_and_fuse_a_stored_one() {
 }
 
 /// A stored member is handed out where it lies in the archive bytes, never copied, through
-/// every join; a deflated member is its own buffer (`spec/mlbundle.md` §4.2). `into_owned`
-/// keeps every byte and owns them all.
+/// every join; a deflated member is its own buffer (`spec/mlbundle.md` §4.2), also when one
+/// bundle mixes both. `into_owned` keeps every byte and owns them all.
 #[test]
 fn stored_members_are_views_of_the_archive() {
     use std::borrow::Cow;
     let limits = ArchiveLimits::DEFAULT;
-    for stored in [true, false] {
-        let bytes = faulty(0, stored, 60_000, 40_000);
+    let methods: [&dyn Fn(usize) -> bool; 4] = [&|_| true, &|_| false, &|i| i % 2 == 0, &|i| i % 2 == 1];
+    for stored in methods {
+        let bytes = faulty_with(0, stored, 60_000, 40_000);
         let range = bytes.as_ptr_range();
         let reads = [
             read_container(&bytes, &limits).unwrap(),
@@ -256,12 +268,23 @@ fn stored_members_are_views_of_the_archive() {
             assert_eq!(c.members.len(), 5);
             for (name, member) in &c.members {
                 let inside = range.contains(&member.as_ptr());
+                let local = [
+                    "manifest.json",
+                    "model.cbm",
+                    "schema.json",
+                    "structure.json",
+                    "samples.json",
+                ]
+                .iter()
+                .position(|n| *n == name.as_str())
+                .unwrap();
+                let is_stored = stored(local);
                 match member {
-                    Cow::Borrowed(_) => assert!(stored && inside, "{name:?}"),
-                    Cow::Owned(_) => assert!(!stored && !inside, "{name:?}"),
+                    Cow::Borrowed(_) => assert!(is_stored && inside, "{name:?}"),
+                    Cow::Owned(_) => assert!(!is_stored && !inside, "{name:?}"),
                 }
             }
-            let owned = c.clone().into_owned();
+            let owned = c.clone().into_owned().unwrap();
             assert_eq!(owned.members, c.members);
             assert!(owned.members.values().all(|m| matches!(m, Cow::Owned(_))));
         }
