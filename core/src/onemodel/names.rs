@@ -201,9 +201,10 @@ impl<'m> Resolver<'m, '_> {
 
     fn function(&mut self, f: &'m Function<'_>) -> R<()> {
         let outer = core::mem::take(&mut self.frames);
-        let mut domains = self.model_domains.clone();
-        domains.extend(f.opsets.iter().map(|o| normal_domain(&o.domain)));
-        self.fn_domains = Some(domains);
+        // A function's nodes may use the model's domains and its own (rule 4). Its own are
+        // collected alone: copying the model's set per function would cost opsets ×
+        // functions, quadratic in the manifest (§3.1 promises O(n log n)).
+        self.fn_domains = Some(f.opsets.iter().map(|o| normal_domain(&o.domain)).collect());
         let mut defs = Collect::default();
         for (i, name) in f.inputs.iter().enumerate() {
             defs.define(name, Def::Input, At::FunctionInput(i));
@@ -244,10 +245,7 @@ impl<'m> Resolver<'m, '_> {
             top.current = i;
         }
         let domain = normal_domain(&n.domain);
-        let known = match &self.fn_domains {
-            Some(d) => d.contains(domain),
-            None => self.model_domains.contains(domain),
-        };
+        let known = self.model_domains.contains(domain) || self.fn_domains.as_ref().is_some_and(|d| d.contains(domain));
         if !known {
             return Err(self.error(
                 &[Seg::Name("nodes"), Seg::Index(i), Seg::Name("domain")],

@@ -347,6 +347,25 @@ fn m_dup_opset() -> String {
     "{\"ir_version\":9,\"opsets\":[{\"version\":1},{\"domain\":\"ai.onnx\",\"version\":2}],\"graph\":{}}".into()
 }
 
+/// 4000 operator sets and 4000 functions, the last function's node in a domain no set
+/// declares (§3.1 rule 4). Checking each function's domains against a copy of the model's
+/// set would cost opsets × functions (16 M set entries here); resolution is O(n log n).
+fn m_many_functions() -> String {
+    let opsets: Vec<String> = (0..4000)
+        .map(|i| format!("{{\"domain\":\"d{i}\",\"version\":1}}"))
+        .collect();
+    let mut functions: Vec<String> = (0..3999).map(|i| format!("{{\"name\":\"f{i}\"}}")).collect();
+    functions.push(
+        "{\"name\":\"last\",\"outputs\":[\"y\"],\"nodes\":[{\"op\":\"F\",\"domain\":\"nowhere\",\"outputs\":[\"y\"]}]}"
+            .into(),
+    );
+    format!(
+        "{{\"ir_version\":9,\"opsets\":[{}],\"graph\":{{}},\"functions\":[{}]}}",
+        opsets.join(","),
+        functions.join(",")
+    )
+}
+
 /// A table list (`sparse_initializers`) of 131072 numbers: two manifest bytes per element,
 /// about 300 bytes per table element, so reserving for its length up front would ask for
 /// about 38 MiB for a 256 KiB file (CONVENTIONS: nothing allocated from an unchecked size;
@@ -496,6 +515,8 @@ cases! {
         => reject(Bad, "manifest.graph.nodes[0].domain", at(&net(&["x"], &["{\"op\":\"F\",\"domain\":\"com.x\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}".into()], &["y"]), "\"com.x\""));
     value_info_undefined: file(&gm("{\"value_info\":[{\"name\":\"v\"}]}"), &[])
         => reject(Bad, "manifest.graph.value_info[0].name", at(&gm("{\"value_info\":[{\"name\":\"v\"}]}"), "\"v\""));
+    opsets_4000_functions_4000: file(&m_many_functions(), &[])
+        => reject(Bad, "manifest.functions[3999].nodes[0].domain", at(&m_many_functions(), "\"nowhere\""));
     function_duplicate: file("{\"ir_version\":9,\"graph\":{},\"functions\":[{\"name\":\"F\"},{\"name\":\"F\"}]}", &[])
         => reject(Bad, "manifest.functions[1]", 64 + 53);
 }
