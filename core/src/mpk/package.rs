@@ -112,6 +112,13 @@ impl PackageCheck {
             Err(pe) if pe.reason == PathReason::Empty && e.kind == EntryKind::Directory => {
                 return Ok(Decision::Ignore);
             }
+            // §3.1 step 2: a link entry is `path_traversal` whatever its path (CONVENTIONS), so
+            // a link whose path also fails a rule of kind `invalid_archive` (a control
+            // character, a trailing dot, an empty path) is reported as the link it is.
+            Err(_) if is_link(e.kind) => {
+                let at = Location::at(e.header_offset).in_member(&lossy_name(&e.path));
+                return Err(link_error(e.kind, at));
+            }
             Err(pe) => return Err(MpkError::from_path(&pe, &lossy_name(&e.path), e.header_offset)),
         };
         // A location (and its copy of the path) is built only for an error.
@@ -119,13 +126,7 @@ impl PackageCheck {
         let is_dir = match e.kind {
             EntryKind::Regular => false,
             EntryKind::Directory => true,
-            EntryKind::HardLink | EntryKind::Symlink => {
-                return Err(MpkError::new(
-                    MpkKind::PathTraversal,
-                    format!("{} entries are not allowed", e.kind.name()),
-                    at(),
-                ));
-            }
+            EntryKind::HardLink | EntryKind::Symlink => return Err(link_error(e.kind, at())),
             EntryKind::Other(flag) => {
                 let what = format!("entries of tar typeflag {:?} are not allowed", char::from(flag));
                 return Err(MpkError::new(MpkKind::InvalidArchive, what, at()));
@@ -358,4 +359,18 @@ fn json_error(e: &json::Error, member: &str) -> MpkError {
         err.kind = MpkKind::SizeLimitExceeded;
     }
     err
+}
+
+/// Symbolic and hard links: `path_traversal` (§3.1 step 3, CONVENTIONS).
+fn is_link(kind: EntryKind) -> bool {
+    matches!(kind, EntryKind::HardLink | EntryKind::Symlink)
+}
+
+/// The rejection of a link entry at `at` (§3.1 steps 2 and 3).
+fn link_error(kind: EntryKind, at: Location) -> MpkError {
+    MpkError::new(
+        MpkKind::PathTraversal,
+        format!("{} entries are not allowed", kind.name()),
+        at,
+    )
 }

@@ -486,6 +486,9 @@ mpk_cases! {
     // §3.1 entry types.
     symlink: base_then(&entry(b'2', "lib.so", b"")) => Reject(PT, "symbolic link entries are not allowed");
     hardlink: base_then(&entry(b'1', "hard.so", b"")) => Reject(PT, "hard link entries are not allowed");
+    symlink_control_character_name: base_then(&entry(b'2', "lib\x01.so", b"")) => Reject(PT, "symbolic link entries are not allowed (member lib\\u{1}.so, byte 7168)");
+    hardlink_named_dot_slash: base_then(&entry(b'1', "./", b"")) => Reject(PT, "hard link entries are not allowed (member ./, byte 7168)");
+    symlink_trailing_dot_name: base_then(&entry(b'2', "evil. ", b"")) => Reject(PT, "symbolic link entries are not allowed");
     char_device: base_then(&entry(b'3', "dev.so", b"")) => Reject(IA, "character device entries");
     block_device: base_then(&entry(b'4', "disk.so", b"")) => Reject(IA, "block device entries");
     fifo: base_then(&entry(b'6', "pipe.so", b"")) => Reject(IA, "FIFO entries");
