@@ -79,7 +79,16 @@ struct Open {
 /// every bit.
 pub(crate) fn name_bit(name: &[u8]) -> u32 {
     let (first, last) = (name.first().copied().unwrap_or(0), name.last().copied().unwrap_or(0));
-    let h = small(name.len()).wrapping_mul(31) + u32::from(first) + (u32::from(last) << 1);
+    bit_of(name.len(), first, last)
+}
+
+/// [`name_bit`] from a name's length and first and last bytes. The hash wraps: a name may be
+/// as long as the manifest (up to [`json::MAX_INPUT`] bytes), and no length may overflow it.
+fn bit_of(len: usize, first: u8, last: u8) -> u32 {
+    let h = small(len)
+        .wrapping_mul(31)
+        .wrapping_add(u32::from(first))
+        .wrapping_add(u32::from(last) << 1);
     1 << (h & 31)
 }
 
@@ -540,6 +549,19 @@ mod tests {
         let plain = tape(r#"{"name":2}"#);
         assert_eq!(plain.root().names(), name_bit(b"name"));
         assert!(plain.root().get("doc").is_none());
+    }
+
+    /// A name long enough that its length times 31 wraps to just under 2^32 (138,547,321
+    /// bytes of `z`: 4,294,966,951 + 122 + 244 = 2^32 + 21) hashes without an overflow, as
+    /// does every length up to the largest.
+    #[test]
+    fn name_bit_wraps_for_long_names() {
+        assert_eq!(bit_of(138_547_321, b'z', b'z'), 1 << 21);
+        for len in [usize::MAX, 0xffff_ffff] {
+            assert_eq!(bit_of(len, 0xff, 0xff).count_ones(), 1);
+        }
+        assert_eq!(name_bit(b"zz"), bit_of(2, b'z', b'z'));
+        assert_eq!(name_bit(b""), 1);
     }
 
     /// A lookup that starts after a member finds it by wrapping around to the first member,
