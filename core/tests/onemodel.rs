@@ -412,6 +412,49 @@ fn dtype_unknown_unsupported() {
     }
 }
 
+/// §2.4, §2.5, §2.7: a type code too large (or too negative) for an i64 is still an
+/// unsupported code, not an integer out of range; a fraction stays Malformed (§1.2).
+#[test]
+fn type_codes_beyond_i64_unsupported() {
+    let big = "9223372036854775808";
+    let m = init_graph(&format!(
+        "{{\"dtype\":{big},\"dims\":[],\"data\":{{\"offset\":0,\"length\":0}}}}"
+    ));
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::Unsupported,
+        &format!("{INIT}.dtype"),
+        at(&m, big),
+    );
+    let m = init_graph("{\"dtype\":-9223372036854775809,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}");
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::Unsupported,
+        &format!("{INIT}.dtype"),
+        at(&m, "-9"),
+    );
+    let m = attr_graph("{\"name\":\"a\",\"type\":18446744073709551616,\"value\":1}");
+    let p = "manifest.graph.nodes[0].attributes[0].type";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Unsupported, p, at(&m, "1844"));
+    let m = typed_input(&format!(
+        "{{\"kind\":\"map\",\"key_type\":{big},\"value\":{{\"kind\":\"tensor\"}}}}"
+    ));
+    let p = "manifest.graph.inputs[0].type.key_type";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Unsupported, p, at(&m, big));
+    let m = typed_input(&format!(
+        "{{\"kind\":\"sequence\",\"elem\":{{\"kind\":\"tensor\",\"elem_type\":{big}}}}}"
+    ));
+    let p = "manifest.graph.inputs[0].type.elem.elem_type";
+    assert_path(&read_err(&file(&m, &[])), ErrorKind::Unsupported, p, at(&m, big));
+    let m = init_graph("{\"dtype\":1.5,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}");
+    assert_path(
+        &read_err(&file(&m, &[])),
+        ErrorKind::Malformed,
+        &format!("{INIT}.dtype"),
+        at(&m, "1.5"),
+    );
+}
+
 #[test]
 fn negative_dim_out_of_range() {
     let m = init_graph("{\"dtype\":1,\"dims\":[2,-1],\"data\":{\"offset\":0,\"length\":0}}");
@@ -1227,6 +1270,43 @@ mod onnx_proto {
             panic!()
         };
         assert_eq!(b.as_ref(), &[255, 7]);
+    }
+
+    /// §2.5, §2.7, §6.2: `data_type`, `elem_type` and `key_type` codes too large for int32
+    /// are unsupported codes, as in OneModel, not integers out of range.
+    #[test]
+    fn onnx_type_codes_beyond_int32_unsupported() {
+        for code in [1 << 31, 1 << 40, 1 << 63, u64::MAX] {
+            let e = err(&model_with_tensor(&[int(1, 0), int(2, code)].concat()));
+            assert_eq!(
+                (e.kind, e.path.as_deref(), e.offset),
+                (ErrorKind::Unsupported, Some("onnx.graph.initializer[0]"), Some(6)),
+                "{code}"
+            );
+            // ValueInfoProto { name: "x", type: { tensor_type { elem_type: code } } }.
+            let input = [len(1, b"x"), len(2, &len(1, &int(1, code)))].concat();
+            let e = err(&[int(1, 9), len(7, &len(11, &input))].concat());
+            assert_eq!(
+                (e.kind, e.path.as_deref(), e.offset),
+                (ErrorKind::Unsupported, Some("onnx.graph.input[0].type"), Some(14)),
+                "{code}"
+            );
+            // TypeProto { map_type { key_type: code, value_type: { tensor_type {} } } }.
+            let map = [int(1, code), len(2, &len(1, &[]))].concat();
+            let input = [len(1, b"x"), len(2, &len(5, &map))].concat();
+            let e = err(&[int(1, 9), len(7, &len(11, &input))].concat());
+            assert_eq!(
+                (e.kind, e.path.as_deref(), e.offset),
+                (
+                    ErrorKind::Unsupported,
+                    Some("onnx.graph.input[0].type.map_type"),
+                    Some(14)
+                ),
+                "{code}"
+            );
+        }
+        let e = err(&model_with_tensor(&[int(1, 0), int(2, 1), int(14, 1 << 40)].concat()));
+        assert_eq!(e.kind, ErrorKind::Unsupported);
     }
 
     #[test]

@@ -122,11 +122,16 @@ fn float_bits(c: &Cursor<'_, '_>) -> R<u32> {
 }
 
 /// A type code (dtype, elem_type, key_type, attribute type) accepted by `ok`; any other
-/// integer, negative or large, is Unsupported (§2.4, §2.5, §2.7).
+/// integer, negative or large, even beyond the i64 range, is Unsupported (§2.4, §2.5, §2.7).
+/// A number with a fraction or exponent stays Malformed (§1.2).
 fn code(c: &Cursor<'_, '_>, ok: impl Fn(u8) -> bool, msg: &'static str) -> R<u8> {
-    let v = c.i64().map_err(fe)?;
-    match u8::try_from(v) {
-        Ok(b) if ok(b) => Ok(b),
+    let v = match c.i64() {
+        Ok(v) => Some(v),
+        Err(e) if e.problem == Problem::OutOfRange => None,
+        Err(e) => return Err(fe(e)),
+    };
+    match v.map(u8::try_from) {
+        Some(Ok(b)) if ok(b) => Ok(b),
         _ => Err(rule(c, ErrorKind::Unsupported, msg)),
     }
 }

@@ -177,10 +177,6 @@ impl Decoder<'_> {
         Ok(self.varint(f)? as i64)
     }
 
-    fn int32(&self, f: &Field<'_>) -> R<i32> {
-        i32::try_from(self.int64(f)?).map_err(|_| self.error(ErrorKind::OutOfRange, f.payload, "int32 out of range"))
-    }
-
     fn nonneg(&self, f: &Field<'_>) -> R<u64> {
         u64::try_from(self.int64(f)?).map_err(|_| self.error(ErrorKind::OutOfRange, f.payload, "negative value"))
     }
@@ -349,7 +345,8 @@ impl Decoder<'_> {
         each!(self, buf, base, &[2, 8, 9, 12, 14], |d, f| {
             match f.number {
                 1 => d.push_varints(&f, &mut dims)?,
-                2 => dtype = i64::from(d.int32(&f)?),
+                // A code too large for int32 is still a code: Unsupported below (§2.5).
+                2 => dtype = d.int64(&f)?,
                 3 => return Err(d.error(ErrorKind::Unsupported, f.offset, "tensor segments are not supported")),
                 4 => d.push_fixed(&f, 4, &mut f32s)?,
                 5 => d.push_varints(&f, &mut i32s)?,
@@ -365,7 +362,7 @@ impl Decoder<'_> {
                     let i = external.len();
                     external.push(nested!(d, Seg::Index("external_data", i), d.entry(b, f.payload))?);
                 }
-                14 => match d.int32(&f)? {
+                14 => match d.int64(&f)? {
                     0 => {}
                     1 => is_external = true,
                     _ => return Err(d.error(ErrorKind::Unsupported, f.payload, "unknown data_location")),
@@ -565,8 +562,10 @@ impl Decoder<'_> {
         Ok(SparseTensor { values, indices, dims })
     }
 
+    /// `elem_type` or `key_type`: 0 or a dtype code; any other value, even one too large for
+    /// int32, is Unsupported (§2.7).
     pub(super) fn elem_code(&self, f: &Field<'_>) -> R<u8> {
-        let v = self.int32(f)?;
+        let v = self.int64(f)?;
         u8::try_from(v)
             .ok()
             .filter(|&c| c == 0 || tensor::is_tensor_dtype(c))

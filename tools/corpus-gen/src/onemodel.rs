@@ -432,6 +432,8 @@ cases! {
         => reject(Unsup, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":15,\"value\":1}"), "15"));
     attribute_type_negative: file(&attr("{\"name\":\"a\",\"type\":-2,\"value\":1}"), &[])
         => reject(Unsup, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":-2,\"value\":1}"), "-2"));
+    attribute_type_2_64: file(&attr("{\"name\":\"a\",\"type\":18446744073709551616,\"value\":1}"), &[])
+        => reject(Unsup, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":18446744073709551616,\"value\":1}"), "1844"));
     attribute_type_0: file(&attr("{\"name\":\"a\",\"type\":0,\"value\":1}"), &[])
         => reject(Bad, "manifest.graph.nodes[0].attributes[0].type", at(&attr("{\"name\":\"a\",\"type\":0,\"value\":1}"), "0,\"value"));
     attribute_value_missing: file(&attr("{\"name\":\"a\",\"type\":2}"), &[])
@@ -448,6 +450,8 @@ cases! {
     dtype_29: file(&init(&raw(29, "[]", 0, 0)), &[]) => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init(&raw(29, "[]", 0, 0)), "29"));
     dtype_256: file(&init("{\"dtype\":257,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), &[])
         => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init("{\"dtype\":257,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), "257"));
+    dtype_2_63: file(&init("{\"dtype\":9223372036854775808,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), &[])
+        => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&init("{\"dtype\":9223372036854775808,\"dims\":[],\"data\":{\"offset\":0,\"length\":0}}"), "9223"));
     dim_negative: file(&init(&raw(1, "[2,-1]", 0, 0)), &[]) => reject(Range, "manifest.graph.initializers[0].dims[1]", at(&init(&raw(1, "[2,-1]", 0, 0)), "-1"));
     element_count_2_60: file(&init(&raw(2, "[1073741824,1073741824]", 0, 0)), &[])
         => reject(Limit, "manifest.graph.initializers[0].dims", at(&init(&raw(2, "[1073741824,1073741824]", 0, 0)), "[1073"));
@@ -483,6 +487,10 @@ cases! {
         => reject(Unsup, "manifest.graph.inputs[0].type.kind", at(&input_type("{\"kind\":\"tuple\"}"), "\"tuple"));
     type_elem_type_unknown: file(&input_type("{\"kind\":\"tensor\",\"elem_type\":99}"), &[])
         => reject(Unsup, "manifest.graph.inputs[0].type.elem_type", at(&input_type("{\"kind\":\"tensor\",\"elem_type\":99}"), "99"));
+    type_elem_type_2_63: file(&input_type("{\"kind\":\"tensor\",\"elem_type\":9223372036854775808}"), &[])
+        => reject(Unsup, "manifest.graph.inputs[0].type.elem_type", at(&input_type("{\"kind\":\"tensor\",\"elem_type\":9223372036854775808}"), "9223"));
+    map_key_type_2_63: file(&input_type("{\"kind\":\"map\",\"key_type\":9223372036854775808,\"value\":{\"kind\":\"tensor\"}}"), &[])
+        => reject(Unsup, "manifest.graph.inputs[0].type.key_type", at(&input_type("{\"kind\":\"map\",\"key_type\":9223372036854775808,\"value\":{\"kind\":\"tensor\"}}"), "9223"));
     map_key_type_unknown: file(&input_type("{\"kind\":\"map\",\"key_type\":30,\"value\":{\"kind\":\"tensor\"}}"), &[])
         => reject(Unsup, "manifest.graph.inputs[0].type.key_type", at(&input_type("{\"kind\":\"map\",\"key_type\":30,\"value\":{\"kind\":\"tensor\"}}"), "30"));
     dim_value_and_param: file(&input_type("{\"kind\":\"tensor\",\"shape\":[{\"value\":1,\"param\":\"N\"}]}"), &[])
@@ -637,6 +645,16 @@ pub fn onnx_cases() -> Vec<Case> {
             "dtype_99",
             with_tensor(&[int(2, 99)].concat()),
             reject(Unsup, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "dtype_2_40",
+            with_tensor(&[int(2, 1 << 40)].concat()),
+            reject(Unsup, "onnx.graph.initializer[0]", 6),
+        ),
+        case(
+            "elem_type_2_40",
+            model(&len(11, &[len(1, b"x"), len(2, &len(1, &int(1, 1 << 40)))].concat())),
+            reject(Unsup, "onnx.graph.input[0].type", 14),
         ),
         case(
             "tensor_segment",
