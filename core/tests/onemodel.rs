@@ -1309,6 +1309,59 @@ mod onnx_proto {
         assert_eq!(e.kind, ErrorKind::Unsupported);
     }
 
+    fn fixed64(number: u32, value: u64) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_key(&mut v, number, 1);
+        v.extend_from_slice(&value.to_le_bytes());
+        v
+    }
+
+    /// §6.2: a tensor's data is in exactly one field, the one its dtype reads (or
+    /// `raw_data`); anything else is Malformed at the first field, in file order, that
+    /// breaks the rule (the tensor's path, that field's key offset), before the byte length
+    /// is compared with dtype × dims.
+    #[test]
+    fn onnx_tensor_data_in_one_field_only() {
+        let one = 1f32.to_le_bytes();
+        let cases: [(Vec<u8>, Vec<u8>); 7] = [
+            // dims [1], FLOAT, float_data [1.0], then int64_data [7].
+            ([int(1, 1), int(2, 1), len(4, &one)].concat(), int(7, 7)),
+            // dims [0], FLOAT, int64_data [7, 8]: the field FLOAT does not use.
+            ([int(1, 0), int(2, 1)].concat(), len(7, &[7, 8])),
+            // dims [1], INT32, int32_data [5], then double_data.
+            ([int(1, 1), int(2, 6), int(5, 5)].concat(), fixed64(10, 0)),
+            // dims [1], FLOAT, raw_data, then float_data.
+            ([int(1, 1), int(2, 1), len(9, &one)].concat(), len(4, &one)),
+            // dims [1], FLOAT, float_data, then raw_data.
+            ([int(1, 1), int(2, 1), len(4, &one)].concat(), len(9, &one)),
+            // dims [1], STRING, raw_data.
+            ([int(1, 1), int(2, 8)].concat(), len(9, b"a")),
+            // dims [0], FLOAT, string_data.
+            ([int(1, 0), int(2, 1)].concat(), len(6, b"a")),
+        ];
+        for (i, (head, culprit)) in cases.into_iter().enumerate() {
+            let tensor = [head.as_slice(), &culprit].concat();
+            let e = err(&model_with_tensor(&tensor));
+            assert_eq!(
+                (e.kind, e.path.as_deref(), e.offset),
+                (
+                    ErrorKind::Malformed,
+                    Some("onnx.graph.initializer[0]"),
+                    Some(6 + head.len() as u64)
+                ),
+                "case {i}: {e}"
+            );
+        }
+        // The dtype's own field, repeated unpacked, is one field.
+        let tensor = [int(1, 2), int(2, 6), int(5, 5), int(5, 6)].concat();
+        let proto = model_with_tensor(&tensor);
+        let m = onnx::to_model(&proto).unwrap();
+        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
+            panic!()
+        };
+        assert_eq!(b.as_ref(), &[5, 0, 0, 0, 6, 0, 0, 0]);
+    }
+
     #[test]
     fn onnx_raw_data_length_mismatch_out_of_range() {
         let tensor = [int(1, 3), int(2, 1), len(9, &[0; 8])].concat();

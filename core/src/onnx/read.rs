@@ -121,6 +121,20 @@ pub fn read_model_with<'a, 'r>(bytes: &'a [u8], limits: Limits, resolver: &'r mu
     d.model(bytes, 0)
 }
 
+/// The `TensorProto` field that holds the data of dtype `code` other than `raw_data` (§6.2):
+/// 6 `string_data`, 4 `float_data`, 10 `double_data`, 7 `int64_data`, 11 `uint64_data`, or
+/// 5 `int32_data` for every other fixed-size type.
+fn data_field(code: u8) -> u32 {
+    match code {
+        tensor::STRING => 6,
+        1 | 14 => 4,
+        11 | 15 => 10,
+        7 => 7,
+        12 | 13 => 11,
+        _ => 5,
+    }
+}
+
 /// A decimal ASCII integer without sign or leading zeros (external_data offset/length).
 fn decimal(s: &str) -> Option<u64> {
     if s.is_empty() || (s.len() > 1 && s.starts_with('0')) || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -339,7 +353,9 @@ impl Decoder<'_> {
         let (mut f32s, mut i32s, mut i64s, mut f64s, mut u64s) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut strings = Vec::new();
-        let mut typed_at = None;
+        // The data fields present (6 `string_data`, 9 `raw_data`, the typed ones), each with
+        // the key offset of its first occurrence, in file order.
+        let mut data_fields: Vec<(u32, usize)> = Vec::new();
         let mut external: Vec<StringEntry> = Vec::new();
         let mut is_external = false;
         each!(self, buf, base, &[2, 8, 9, 12, 14], |d, f| {
@@ -375,8 +391,8 @@ impl Decoder<'_> {
                 }
                 _ => {}
             }
-            if matches!(f.number, 4 | 5 | 7 | 10 | 11) {
-                typed_at.get_or_insert(f.offset);
+            if matches!(f.number, 4..=7 | 9..=11) && !data_fields.iter().any(|&(n, _)| n == f.number) {
+                data_fields.push((f.number, f.offset));
             }
             Ok(())
         });
@@ -394,10 +410,23 @@ impl Decoder<'_> {
             .ok_or_else(|| self.error(ErrorKind::Unsupported, base, "unsupported dtype"))?;
         t.dtype = code;
         let count = tensor::element_count(&t.dims).map_err(|k| self.error(k, base, "element count at 2^60 or more"))?;
-        let Some(bits) = tensor::bits(code) else {
-            if raw.is_some() || typed_at.is_some() {
-                return Err(self.error(ErrorKind::Malformed, base, "string tensor with numeric data"));
+        // §6.2: the data is in exactly one field, the one the dtype reads it from (or
+        // `raw_data`); the first field in file order that breaks this is reported.
+        let own = data_field(code);
+        let mut holder = None;
+        for &(number, at) in &data_fields {
+            let allowed = number == own || (number == 9 && own != 6);
+            if !allowed || holder.is_some_and(|h| h != number) {
+                let message = if allowed {
+                    "tensor data in more than one field"
+                } else {
+                    "tensor data in a field its dtype does not use"
+                };
+                return Err(self.error(ErrorKind::Malformed, at, message));
             }
+            holder = Some(number);
+        }
+        let Some(bits) = tensor::bits(code) else {
             if u64::try_from(strings.len()).ok() != Some(count) {
                 return Err(self.error(
                     ErrorKind::OutOfRange,
@@ -408,9 +437,6 @@ impl Decoder<'_> {
             t.data = TensorData::Strings(strings);
             return Ok(t);
         };
-        if !strings.is_empty() || (raw.is_some() && typed_at.is_some()) {
-            return Err(self.error(ErrorKind::Malformed, base, "tensor data in more than one field"));
-        }
         let expected = tensor::byte_length(count, bits);
         if expected > u128::from(tensor::MAX_TENSOR_BYTES) {
             return Err(self.error(ErrorKind::Unsupported, base, "tensor larger than 2^31 - 1 bytes"));
@@ -421,7 +447,7 @@ impl Decoder<'_> {
         }
         let bytes: Cow<'a, [u8]> = match raw {
             _ if is_external => {
-                if raw.is_some() || typed_at.is_some() {
+                if holder.is_some() {
                     return Err(self.error(ErrorKind::Malformed, base, "tensor data in more than one field"));
                 }
                 Cow::Owned(self.external(&external, expected as u64, base)?)

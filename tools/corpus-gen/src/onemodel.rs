@@ -657,6 +657,21 @@ pub fn onnx_cases() -> Vec<Case> {
             reject(Unsup, "onnx.graph.input[0].type", 14),
         ),
         case(
+            "float_data_and_int64_data",
+            with_tensor(&[int(1, 1), int(2, 1), len(4, &1f32.to_le_bytes()), int(7, 7)].concat()),
+            reject(Bad, "onnx.graph.initializer[0]", 6 + 10),
+        ),
+        case(
+            "int64_data_for_float",
+            with_tensor(&[int(1, 0), int(2, 1), len(7, &[7, 8])].concat()),
+            reject(Bad, "onnx.graph.initializer[0]", 6 + 4),
+        ),
+        case(
+            "int32_data_and_double_data",
+            with_tensor(&[int(1, 1), int(2, 6), int(5, 5), len(10, &[0; 8])].concat()),
+            reject(Bad, "onnx.graph.initializer[0]", 6 + 6),
+        ),
+        case(
             "tensor_segment",
             with_tensor(&len(3, &[])),
             reject(Unsup, "onnx.graph.initializer[0]", 6),
