@@ -1362,6 +1362,38 @@ mod onnx_proto {
         assert_eq!(b.as_ref(), &[5, 0, 0, 0, 6, 0, 0, 0]);
     }
 
+    /// §2.4 through §6.2: a reference attribute (`ref_attr_name`) has no value; one with
+    /// `i` is Malformed at the attribute, as the manifest reader rejects `ref` with `value`,
+    /// instead of being accepted with the value dropped.
+    #[test]
+    fn onnx_reference_attribute_with_value_rejected() {
+        let proto = |attr: &[u8]| {
+            let node = [len(2, b"y"), len(4, b"C"), len(5, attr)].concat();
+            let graph = [len(1, &node), len(12, &len(1, b"y"))].concat();
+            [int(1, 9), len(7, &graph), len(8, &int(2, 17))].concat()
+        };
+        let reference = [len(1, b"r"), int(20, 2), len(21, b"outer")].concat();
+        let ok = proto(&reference);
+        let m = onnx::to_model(&ok).unwrap();
+        let a = &m.graph.nodes[0].attributes[0];
+        assert_eq!((a.ty, a.ref_name.as_str(), &a.value), (2, "outer", &None));
+        for value in [int(3, 42), len(7, &[]), len(5, &[int(1, 0), int(2, 1)].concat())] {
+            let attr = [len(1, b"r"), value, int(20, 2), len(21, b"outer")].concat();
+            let bytes = proto(&attr);
+            let at = bytes.windows(attr.len()).position(|w| w == attr).unwrap();
+            let e = err(&bytes);
+            assert_eq!(
+                (e.kind, e.path.as_deref(), e.offset),
+                (
+                    ErrorKind::Malformed,
+                    Some("onnx.graph.node[0].attribute[0]"),
+                    Some(at as u64)
+                ),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn onnx_raw_data_length_mismatch_out_of_range() {
         let tensor = [int(1, 3), int(2, 1), len(9, &[0; 8])].concat();

@@ -480,11 +480,20 @@ impl<'a> Decoder<'_> {
             return Err(self.error(ErrorKind::Malformed, base, "attribute type missing or 0"));
         }
         a.ty = code;
-        if !a.ref_name.is_empty() {
-            return Ok(a);
-        }
         // The field each type selects (§2.4 value table); other value fields must be absent.
         let field_of = [0usize, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 22, 23, 14, 15];
+        if !a.ref_name.is_empty() {
+            // A reference has no value (§2.4, which §6.2 applies to ONNX): any value field,
+            // even the one its type selects, is Malformed rather than dropped.
+            if field_of
+                .iter()
+                .skip(1)
+                .any(|&n| s.present.get(n).copied().unwrap_or(false))
+            {
+                return Err(self.error(ErrorKind::Malformed, base, "a reference attribute has no value"));
+            }
+            return Ok(a);
+        }
         let own = field_of.get(usize::from(code)).copied().unwrap_or(0);
         if field_of
             .iter()

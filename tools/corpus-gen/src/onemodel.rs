@@ -672,6 +672,25 @@ pub fn onnx_cases() -> Vec<Case> {
             reject(Bad, "onnx.graph.initializer[0]", 6 + 6),
         ),
         case(
+            "reference_with_value",
+            model(
+                &[
+                    len(
+                        1,
+                        &[
+                            len(2, b"y"),
+                            len(4, b"C"),
+                            len(5, &[len(1, b"r"), int(3, 42), int(20, 2), len(21, b"outer")].concat()),
+                        ]
+                        .concat(),
+                    ),
+                    len(12, &len(1, b"y")),
+                ]
+                .concat(),
+            ),
+            reject(Bad, "onnx.graph.node[0].attribute[0]", 14),
+        ),
+        case(
             "tensor_segment",
             with_tensor(&len(3, &[])),
             reject(Unsup, "onnx.graph.initializer[0]", 6),
