@@ -1095,6 +1095,130 @@ fn writer_rejects_bytes_disagreeing_with_dims() {
     assert_eq!(write(&model).unwrap_err().kind, ErrorKind::OutOfRange);
 }
 
+/// What the writer says about `sample_model` changed by `change`: it must refuse it (§4), so
+/// it never writes a file its reader rejects.
+fn writer_refusal(change: impl FnOnce(&mut Model<'_>)) -> Error {
+    let w: Vec<u8> = (0..16).collect();
+    let idx = 2u64.to_le_bytes();
+    let mut model = sample_model(&w, &idx);
+    change(&mut model);
+    write(&model).expect_err("the writer must refuse a model its reader would reject")
+}
+
+fn assert_refused(e: &Error, kind: ErrorKind, path: &str) {
+    assert_eq!((e.kind, e.path.as_deref(), e.offset), (kind, Some(path), None), "{e}");
+}
+
+/// §2.1: the reader takes `ir_version` 0..=2^63 − 1 (OutOfRange above).
+#[test]
+fn writer_refuses_ir_version_above_2_63() {
+    let e = writer_refusal(|m| m.ir_version = u64::MAX);
+    assert_refused(&e, ErrorKind::OutOfRange, "model");
+    let e = writer_refusal(|m| m.opsets[0].version = 1 << 63);
+    assert_refused(&e, ErrorKind::OutOfRange, "model");
+}
+
+/// §2.6: a sparse tensor's `dims` follow §2.5: an element count at 2^60 or more is
+/// LimitExceeded, a dimension above 2^63 − 1 OutOfRange.
+#[test]
+fn writer_refuses_sparse_dims_count_2_60() {
+    let e = writer_refusal(|m| m.graph.sparse_initializers[0].dims = vec![1 << 40, 1 << 40]);
+    assert_refused(&e, ErrorKind::LimitExceeded, "model");
+    let e = writer_refusal(|m| m.graph.sparse_initializers[0].dims = vec![0, u64::MAX]);
+    assert_refused(&e, ErrorKind::OutOfRange, "model");
+}
+
+/// §2.6: sparse indices must have dtype 7 (Malformed otherwise).
+#[test]
+fn writer_refuses_sparse_indices_not_int64() {
+    let four = [0u8; 4];
+    let e = writer_refusal(|m| {
+        let indices = &mut m.graph.sparse_initializers[0].indices;
+        indices.dtype = 1;
+        indices.data = TensorData::Raw(four[..].to_vec().into());
+    });
+    assert_refused(&e, ErrorKind::Malformed, "model");
+}
+
+/// §2.7: a Dim `value` is an integer ≥ 0 the reader reads as an i64 (OutOfRange above).
+#[test]
+fn writer_refuses_dim_value_above_2_63() {
+    let e = writer_refusal(|m| {
+        let Some(TypeKind::Tensor { shape: Some(shape), .. }) = m.graph.inputs[0].ty.as_mut().map(|t| &mut t.kind)
+        else {
+            panic!()
+        };
+        shape[0].value = DimValue::Value(u64::MAX);
+    });
+    assert_refused(&e, ErrorKind::OutOfRange, "model");
+}
+
+/// §3.1 rule 1: a name defined twice in one graph is Malformed at the second definer, as the
+/// reader resolves it (manifest path, no offset: there is no file yet).
+#[test]
+fn writer_refuses_name_defined_twice() {
+    let e = writer_refusal(|m| m.graph.nodes[0].outputs[0] = "w".into());
+    assert_refused(&e, ErrorKind::Malformed, "manifest.graph.nodes[0].outputs[0]");
+}
+
+/// §3.1 rules 2 and 4: an undefined name and a node domain without an operator set.
+#[test]
+fn writer_refuses_unresolvable_names() {
+    let e = writer_refusal(|m| m.graph.outputs[0].name = "nowhere".into());
+    assert_refused(&e, ErrorKind::Malformed, "manifest.graph.outputs[0].name");
+    let e = writer_refusal(|m| m.graph.nodes[0].domain = "com.nowhere".into());
+    assert_refused(&e, ErrorKind::Malformed, "manifest.graph.nodes[0].domain");
+}
+
+/// §2.1, §2.8: one operator set per domain, one function per (domain, name, overload).
+#[test]
+fn writer_refuses_duplicate_opsets_and_functions() {
+    let e = writer_refusal(|m| {
+        m.opsets.push(OperatorSet {
+            domain: "ai.onnx".into(),
+            version: 1,
+        })
+    });
+    assert_refused(&e, ErrorKind::Malformed, "model");
+    let e = writer_refusal(|m| {
+        let f = Function {
+            name: "F".into(),
+            ..Function::default()
+        };
+        m.functions = vec![f.clone(), f];
+    });
+    assert_refused(&e, ErrorKind::Malformed, "model");
+}
+
+/// §2.4: a reference has no value, any other attribute has one, and a type code without
+/// a value must be 1..=14.
+#[test]
+fn writer_refuses_attributes_a_reader_rejects() {
+    let e = writer_refusal(|m| m.graph.nodes[0].attributes[0].ref_name = "outer".into());
+    assert_refused(&e, ErrorKind::Malformed, "model");
+    let e = writer_refusal(|m| m.graph.nodes[0].attributes[0].value = None);
+    assert_refused(&e, ErrorKind::Malformed, "model");
+    let unset = |ty| {
+        move |m: &mut Model<'_>| {
+            let a = &mut m.graph.nodes[0].attributes[0];
+            (a.value, a.ty, a.ref_name) = (None, ty, "outer".into());
+        }
+    };
+    assert_refused(&writer_refusal(unset(0)), ErrorKind::Malformed, "model");
+    assert_refused(&writer_refusal(unset(15)), ErrorKind::Unsupported, "model");
+}
+
+/// §2.7: `elem_type` and `key_type` are 0 or a dtype code (Unsupported otherwise).
+#[test]
+fn writer_refuses_unknown_element_type() {
+    let e = writer_refusal(|m| {
+        if let Some(TypeKind::Tensor { elem_type, .. }) = m.graph.inputs[0].ty.as_mut().map(|t| &mut t.kind) {
+            *elem_type = 99;
+        }
+    });
+    assert_refused(&e, ErrorKind::Unsupported, "model");
+}
+
 /// A model whose graphs nest `levels` deep through GRAPH attributes of If nodes.
 fn nested_graph_model(levels: usize) -> Model<'static> {
     let mut g = Graph::default();

@@ -75,31 +75,39 @@ pub fn resolve(model: &mut Model<'_>) -> Result<(), Error> {
 /// [`resolve`] for a model read from a manifest: errors then also carry the file offset of
 /// the offending value, found from its path on the manifest's tape.
 pub(crate) fn resolve_in(model: &mut Model<'_>, manifest: Option<Val<'_>>) -> Result<(), Error> {
-    let orders = {
-        let mut r = Resolver {
-            frames: Vec::new(),
-            path: Vec::new(),
-            root: manifest,
-            orders: Vec::new(),
-            model_domains: model.opsets.iter().map(|o| normal_domain(&o.domain)).collect(),
-            fn_domains: None,
-        };
-        r.path.push(Seg::Name("graph"));
-        r.run(alloc::vec![Task::Graph(&model.graph)])?;
-        r.path.pop();
-        for (i, f) in model.functions.iter().enumerate() {
-            r.path.extend([Seg::Name("functions"), Seg::Index(i)]);
-            r.function(f)?;
-            r.path.truncate(r.path.len().saturating_sub(2));
-        }
-        r.orders
-    };
-    let mut orders = orders.into_iter();
+    let mut orders = orders(model, manifest)?.into_iter();
     reorder(&mut model.graph.nodes, &mut Vec::new(), &mut orders);
     for f in &mut model.functions {
         reorder(&mut f.nodes, &mut f.attribute_defaults, &mut orders);
     }
     Ok(())
+}
+
+/// Checks every rule of [`resolve`] (§3.1) without reordering anything: the writer refuses a
+/// model that would fail resolution when read back (§4). Errors are [`resolve`]'s.
+pub(crate) fn check(model: &Model<'_>) -> Result<(), Error> {
+    orders(model, None).map(drop)
+}
+
+/// The first phase of resolution: every rule checked, each graph's node order recorded.
+fn orders(model: &Model<'_>, manifest: Option<Val<'_>>) -> R<Vec<Vec<usize>>> {
+    let mut r = Resolver {
+        frames: Vec::new(),
+        path: Vec::new(),
+        root: manifest,
+        orders: Vec::new(),
+        model_domains: model.opsets.iter().map(|o| normal_domain(&o.domain)).collect(),
+        fn_domains: None,
+    };
+    r.path.push(Seg::Name("graph"));
+    r.run(alloc::vec![Task::Graph(&model.graph)])?;
+    r.path.pop();
+    for (i, f) in model.functions.iter().enumerate() {
+        r.path.extend([Seg::Name("functions"), Seg::Index(i)]);
+        r.function(f)?;
+        r.path.truncate(r.path.len().saturating_sub(2));
+    }
+    Ok(r.orders)
 }
 
 impl<'m> Resolver<'m, '_> {

@@ -56,7 +56,8 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
 
 /// Writes `model` as a OneModel file (§4) that [`super::read`] accepts. Fails only for a
 /// model no reader with the default limits would accept (§4: bad dtype, bytes that disagree
-/// with dims, tensors over 2^31 − 1 bytes, nesting over 64, a manifest over 512 MiB).
+/// with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the structural
+/// rules of §2, names that do not resolve (§3.1), nesting over 64, a manifest over 512 MiB).
 pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
     write_with(model, Limits::DEFAULT)
 }
@@ -96,12 +97,15 @@ pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
         offsets: &offsets,
         next: 0,
         max_nesting: limits.max_nesting,
-        too_deep: false,
+        failure: None,
     };
     w.model(model);
-    if w.too_deep {
-        return Err(invalid(ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
+    if let Some(e) = w.failure {
+        return Err(e);
     }
+    // §3.1: names as the reader resolves them (a name defined twice, an undefined name, a
+    // cycle, a domain without an operator set), with the manifest path of the offender.
+    super::names::check(model)?;
     let manifest = w.w.finish();
     // `spec/json.md` §9.3: a noncharacter in any string would make the manifest unreadable.
     if !crate::json::is_ijson_text(&manifest) {

@@ -5,10 +5,16 @@
 //! model's nesting (§3.3); graphs and types are counted as §3.2 counts them.
 
 use super::data_order::node_tensors;
+use super::invalid;
 use crate::json::Writer;
 use crate::onemodel::base64;
+use crate::onemodel::error::{Error, ErrorKind};
+use crate::onemodel::header::MAX_FIELD;
+use crate::onemodel::manifest_domain;
 use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
+use crate::onemodel::tensor;
+use alloc::collections::BTreeSet;
 
 pub(super) struct ManifestWriter<'r, 'b> {
     pub(super) w: Writer,
@@ -16,9 +22,11 @@ pub(super) struct ManifestWriter<'r, 'b> {
     pub(super) offsets: &'r [u64],
     /// The next tensor with `data`, in data order (§1.3).
     pub(super) next: usize,
-    /// The most graphs and types open at once (§3.2), and whether the model exceeds it.
+    /// The most graphs and types open at once (§3.2).
     pub(super) max_nesting: usize,
-    pub(super) too_deep: bool,
+    /// The first rule of §2 or §3.2 the model breaks, in writing order: the file would be
+    /// unreadable, so the writer refuses it (§4).
+    pub(super) failure: Option<Error>,
 }
 
 /// An open table: its nesting level (§3.2), `stage` counts the runs of members and child
@@ -47,9 +55,22 @@ impl<'m, 'a> Open<'m, 'a> {
 }
 
 impl ManifestWriter<'_, '_> {
+    /// Records that the model breaks a reader's rule (the first one is reported).
+    fn fail(&mut self, kind: ErrorKind, message: &'static str) {
+        self.failure.get_or_insert_with(|| invalid(kind, message));
+    }
+
+    /// Checks a value that a reader reads as an integer 0..=2^63 − 1 (§1.2).
+    fn u63(&mut self, v: u64, message: &'static str) {
+        if v > MAX_FIELD {
+            self.fail(ErrorKind::OutOfRange, message);
+        }
+    }
+
     /// The Model table (§2.1).
     pub(super) fn model(&mut self, m: &Model<'_>) {
         self.w.begin_object();
+        self.u63(m.ir_version, "ir_version above 2^63 - 1");
         self.w.name("ir_version").u64(m.ir_version);
         self.opsets(&m.opsets);
         self.opt_str("producer_name", &m.producer_name);
@@ -62,6 +83,18 @@ impl ManifestWriter<'_, '_> {
         self.metadata(&m.metadata);
         self.w.name("graph");
         self.table(Msg::Graph(&m.graph), 1);
+        // §2.8: no two functions with the same (domain, name, overload).
+        let mut seen = BTreeSet::new();
+        if !m
+            .functions
+            .iter()
+            .all(|f| seen.insert((f.domain.as_str(), f.name.as_str(), f.overload.as_str())))
+        {
+            self.fail(
+                ErrorKind::Malformed,
+                "second function with this domain, name and overload",
+            );
+        }
         // A function body is level 1 (§3.2).
         self.list("functions", &m.functions, |s, f| s.table(Msg::Function(f), 1));
         self.w.end_object();
@@ -111,7 +144,7 @@ impl ManifestWriter<'_, '_> {
         match o.stage {
             0 => {
                 if o.depth > self.max_nesting {
-                    self.too_deep = true;
+                    self.fail(ErrorKind::LimitExceeded, "graphs and types nested too deeply");
                     return Step::Done;
                 }
                 self.w.begin_object();
@@ -170,6 +203,14 @@ impl ManifestWriter<'_, '_> {
     fn attribute_step<'m, 'a>(&mut self, a: &'m Attribute<'a>, o: &Open<'m, 'a>) -> Step<'m, 'a> {
         match (o.stage, &a.value) {
             (0, value) => {
+                // §2.4: a reference has a type 1..=14 and no value; any other attribute a value.
+                match (value, a.ref_name.is_empty()) {
+                    (Some(_), false) => self.fail(ErrorKind::Malformed, "a reference attribute has no value"),
+                    (None, _) if a.ty > 14 => self.fail(ErrorKind::Unsupported, "unsupported attribute type"),
+                    (None, _) if a.ty == 0 => self.fail(ErrorKind::Malformed, "attribute type 0 (undefined)"),
+                    (None, true) => self.fail(ErrorKind::Malformed, "attribute value is missing"),
+                    _ => {}
+                }
                 self.w.begin_object();
                 self.w.name("name").string(&a.name);
                 let ty = value.as_ref().map_or(a.ty, AttrValue::type_code);
@@ -312,7 +353,9 @@ impl ManifestWriter<'_, '_> {
         let mut at = t;
         let mut level = depth;
         loop {
-            self.too_deep |= level > self.max_nesting;
+            if level > self.max_nesting {
+                self.fail(ErrorKind::LimitExceeded, "graphs and types nested too deeply");
+            }
             self.w.begin_object();
             let kind = match &at.kind {
                 TypeKind::Tensor { .. } => "tensor",
@@ -325,6 +368,7 @@ impl ManifestWriter<'_, '_> {
             self.opt_str("denotation", &at.denotation);
             match &at.kind {
                 TypeKind::Tensor { elem_type, shape } | TypeKind::SparseTensor { elem_type, shape } => {
+                    self.elem_code(*elem_type);
                     if *elem_type != 0 {
                         self.w.name("elem_type").u64(u64::from(*elem_type));
                     }
@@ -339,6 +383,7 @@ impl ManifestWriter<'_, '_> {
                     at = e;
                 }
                 TypeKind::Map { key_type, value } => {
+                    self.elem_code(*key_type);
                     if *key_type != 0 {
                         self.w.name("key_type").u64(u64::from(*key_type));
                     }
@@ -350,6 +395,13 @@ impl ManifestWriter<'_, '_> {
         }
         for _ in depth..=level {
             self.w.end_object();
+        }
+    }
+
+    /// `elem_type` and `key_type`: 0 or a dtype code (§2.7).
+    fn elem_code(&mut self, code: u8) {
+        if code != 0 && !tensor::is_tensor_dtype(code) {
+            self.fail(ErrorKind::Unsupported, "unsupported element type");
         }
     }
 
@@ -388,8 +440,14 @@ impl ManifestWriter<'_, '_> {
         });
     }
 
+    /// OperatorSet list (§2.1): versions 0..=2^63 − 1, one set per domain.
     fn opsets(&mut self, v: &[OperatorSet]) {
+        let mut domains = BTreeSet::new();
+        if !v.iter().all(|o| domains.insert(manifest_domain(&o.domain))) {
+            self.fail(ErrorKind::Malformed, "second operator set for one domain");
+        }
         self.list("opsets", v, |s, o| {
+            s.u63(o.version, "operator set version above 2^63 - 1");
             s.w.begin_object();
             s.opt_str("domain", &o.domain);
             s.w.name("version").u64(o.version);
@@ -441,7 +499,17 @@ impl ManifestWriter<'_, '_> {
         self.w.end_object();
     }
 
+    /// SparseTensor (§2.6): int64 indices, dims as a tensor's (§2.5).
     fn sparse(&mut self, s: &SparseTensor<'_>) {
+        if s.indices.dtype != 7 {
+            self.fail(ErrorKind::Malformed, "sparse indices must be int64");
+        }
+        if s.dims.iter().any(|&d| d > MAX_FIELD) {
+            self.fail(ErrorKind::OutOfRange, "dimension above 2^63 - 1");
+        }
+        if let Err(kind) = tensor::element_count(&s.dims) {
+            self.fail(kind, "element count at 2^60 or more");
+        }
         self.w.begin_object();
         self.w.name("values");
         self.tensor(&s.values);
@@ -456,6 +524,7 @@ impl ManifestWriter<'_, '_> {
         match &d.value {
             DimValue::Unknown => {}
             DimValue::Value(v) => {
+                self.u63(*v, "dimension above 2^63 - 1");
                 self.w.name("value").u64(*v);
             }
             DimValue::Param(p) => {
