@@ -36,7 +36,7 @@ fn onnx_model(n: u64) -> Vec<u8> {
         },
         ..Model::default()
     };
-    onnx::write_model(&model)
+    onnx::write_model(&model).unwrap()
 }
 
 #[test]

@@ -1308,6 +1308,25 @@ fn writer_refuses_nesting_over_64() {
     assert_eq!(write(&model).unwrap_err().kind, ErrorKind::LimitExceeded);
 }
 
+/// §1.3 lets tensors share bytes; ONNX holds each tensor's bytes in full (§6.3). 2049
+/// initializers over one 1 MiB range (a 1.2 MB file) would make a 2 GiB ONNX file: the
+/// writer refuses it before writing anything, as LimitExceeded at `model`.
+#[test]
+fn onnx_writer_refuses_shared_tensor_bytes_over_2_gib() {
+    let tensor = |i: usize| {
+        format!("{{\"name\":\"t{i}\",\"dtype\":2,\"dims\":[1048576],\"data\":{{\"offset\":0,\"length\":1048576}}}}")
+    };
+    let list: Vec<String> = (0..2049).map(tensor).collect();
+    let manifest = format!(
+        "{{\"ir_version\":9,\"graph\":{{\"initializers\":[{}]}}}}",
+        list.join(",")
+    );
+    let file = assemble(manifest.as_bytes(), &vec![7u8; 1 << 20]);
+    let model = read(&file).unwrap();
+    let e = modelgate_core::onnx::write_model(&model).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+}
+
 // ---- §6 ONNX protobuf ------------------------------------------------------------------------
 
 mod onnx_proto {
@@ -1341,21 +1360,25 @@ mod onnx_proto {
         let w: Vec<u8> = (0..16).collect();
         let idx = 2u64.to_le_bytes();
         let model = sample_model(&w, &idx);
-        let proto = onnx::write_model(&model);
+        let proto = onnx::write_model(&model).unwrap();
         let back = onnx::to_model(&proto).unwrap();
         assert_eq!(back, model);
-        assert_eq!(onnx::write_model(&back), proto, "same model, same protobuf bytes");
+        assert_eq!(
+            onnx::write_model(&back).unwrap(),
+            proto,
+            "same model, same protobuf bytes"
+        );
     }
 
     #[test]
     fn onnx_to_onemodel_to_onnx() {
         let w: Vec<u8> = (0..16).collect();
         let idx = 2u64.to_le_bytes();
-        let proto = onnx::write_model(&sample_model(&w, &idx));
+        let proto = onnx::write_model(&sample_model(&w, &idx)).unwrap();
         let one = write(&onnx::to_model(&proto).unwrap()).unwrap();
         let again = write(&onnx::to_model(&proto).unwrap()).unwrap();
         assert_eq!(one, again, "converting twice gives identical bytes");
-        assert_eq!(onnx::write_model(&read(&one).unwrap()), proto);
+        assert_eq!(onnx::write_model(&read(&one).unwrap()).unwrap(), proto);
     }
 
     #[test]

@@ -88,18 +88,18 @@ fn onnx_model(graphs: usize, types: usize) -> Vec<u8> {
 /// the bound, §3.3).
 fn round_trip(proto: &[u8]) {
     let model = onnx::to_model(proto).expect("ONNX at the nesting limit is accepted");
-    let onnx_bytes = onnx::write_model(&model);
+    let onnx_bytes = onnx::write_model(&model).expect("ONNX written");
     let file = onemodel::write(&model).expect("written");
     let read: Model<'_> = onemodel::read_with(&file, Limits::DEFAULT, [1, 2]).expect("OneModel read back");
     assert!(
         onemodel::write(&read).expect("written again") == file,
         "OneModel round trip changed the model"
     );
-    let back = onnx::write_model(&read);
+    let back = onnx::write_model(&read).expect("ONNX written");
     assert!(back == onnx_bytes, "ONNX bytes differ after the OneModel round trip");
     let again = onnx::to_model(&back).expect("written ONNX read back");
     assert!(
-        onnx::write_model(&again) == onnx_bytes,
+        onnx::write_model(&again).expect("ONNX written") == onnx_bytes,
         "ONNX round trip changed the model"
     );
 }

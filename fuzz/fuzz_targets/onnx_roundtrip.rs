@@ -16,5 +16,5 @@ fuzz_target!(|data: &[u8]| {
     );
     let back = onemodel::read(&file).expect("the writer's output reads");
     assert_eq!(back, model, "OneModel round trip changed the model");
-    assert_eq!(onnx::write_model(&back), onnx::write_model(&model));
+    assert_eq!(onnx::write_model(&back).ok(), onnx::write_model(&model).ok());
 });

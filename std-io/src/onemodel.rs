@@ -119,7 +119,7 @@ pub fn to_onnx_with(
 ) -> Result<(), Failure> {
     let bytes = load(input)?;
     let model = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map_err(rejected)?;
-    let proto = onnx::write_model(&model);
+    let proto = onnx::write_model(&model).map_err(rejected)?;
     publish_progress(output, &proto, overwrite, progress)
 }
 

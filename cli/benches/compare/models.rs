@@ -21,7 +21,10 @@ pub const D: u64 = 1024;
 /// The ONNX fixture (with sparse initializers), `total` bytes of dense weights.
 pub fn onnx_file(dir: &Path, total: u64) -> PathBuf {
     cached(&dir.join("model.onnx"), &format!("total={total}"), |p| {
-        write(p, &onnx::write_model(&model(total, D, true)));
+        write(
+            p,
+            &onnx::write_model(&model(total, D, true)).expect("model within 2 GiB"),
+        );
     })
 }
 

@@ -54,6 +54,21 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
     }
 }
 
+/// Bytes of tensor data in `model`, each tensor counted on its own even where tensors share
+/// bytes (§1.3): what an ONNX `ModelProto` of the model holds at least, its tensors being
+/// `raw_data` or `string_data` (§6.3).
+pub(crate) fn tensor_data_bytes(model: &Model<'_>) -> u64 {
+    let mut total = 0u64;
+    model_tensors(model, &mut |t| {
+        let n = match &t.data {
+            TensorData::Raw(b) => b.len(),
+            TensorData::Strings(s) => s.iter().map(Vec::len).fold(0usize, usize::saturating_add),
+        };
+        total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+    });
+    total
+}
+
 /// Writes `model` as a OneModel file (§4) that [`super::read`] accepts. Fails only for a
 /// model no reader with the default limits would accept (§4: bad dtype, bytes that disagree
 /// with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the structural
@@ -137,7 +152,11 @@ pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     };
     // Step 4: header, manifest, padding, tensors with zero bytes between.
     let total = usize::try_from(file_length).map_err(|_| invalid(ErrorKind::LimitExceeded, "file too large"))?;
-    let mut out = Vec::with_capacity(total);
+    let mut out = Vec::new();
+    // The size is known and checked above; memory for it may still be refused (tensors that
+    // share bytes in a file are written once each, §1.3), which is LimitExceeded, not an abort.
+    out.try_reserve_exact(total)
+        .map_err(|_| invalid(ErrorKind::LimitExceeded, "file too large for memory"))?;
     out.extend_from_slice(&header::encode(&h));
     out.extend_from_slice(&manifest);
     for (b, &off) in raws.iter().zip(&offsets) {

@@ -9,6 +9,8 @@
 use super::wire::{put_key, put_len, put_varint};
 use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
+use crate::onemodel::{Error, ErrorKind};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 /// An open message: its bytes so far, the field number it goes into in its parent, and
@@ -123,8 +125,24 @@ fn next_child<'m, 'a>(o: &mut Open<'m, 'a>) -> Option<(u32, Msg<'m, 'a>)> {
     }
 }
 
-/// Serialises `model` as an ONNX `ModelProto`.
-pub fn write_model(model: &Model<'_>) -> Vec<u8> {
+/// Largest ONNX file the writer produces: protobuf caps a serialised message at 2 GiB − 1
+/// bytes (`spec/onemodel.md` §6.3).
+pub const MAX_ONNX_BYTES: u64 = (1 << 31) - 1;
+
+/// Serialises `model` as an ONNX `ModelProto` (`spec/onemodel.md` §6.3). A model whose tensor
+/// bytes alone exceed [`MAX_ONNX_BYTES`] is refused before anything is written
+/// (LimitExceeded at `model`): no ONNX reader takes it, and tensors that share bytes in a
+/// OneModel file (§1.3) are each written in full here, so the output would otherwise grow
+/// with the number of tensors sharing, not with the file.
+pub fn write_model(model: &Model<'_>) -> Result<Vec<u8>, Error> {
+    if crate::onemodel::writer::tensor_data_bytes(model) > MAX_ONNX_BYTES {
+        return Err(Error::at_path(
+            ErrorKind::LimitExceeded,
+            String::from("model"),
+            None,
+            "tensor data over the 2 GiB an ONNX file can hold",
+        ));
+    }
     let mut out = Vec::new();
     put_key(&mut out, 1, 0);
     put_varint(&mut out, model.ir_version);
@@ -143,7 +161,7 @@ pub fn write_model(model: &Model<'_>) -> Vec<u8> {
     for f in &model.functions {
         put_len(&mut out, 25, &message(Msg::Function(f)));
     }
-    out
+    Ok(out)
 }
 
 fn put_str(out: &mut Vec<u8>, number: u32, s: &str) {
