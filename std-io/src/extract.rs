@@ -31,19 +31,17 @@ impl From<MpkError> for ExtractError {
     }
 }
 
-/// §6.1: the file name rule, then the size limit from metadata, before any byte is read.
-/// Returns the file and its length.
+/// §6.1: the file name rule, then the package must be a regular file (checked before it is
+/// opened, [`crate::read::open_regular_file`]), then the size limit from metadata, before
+/// any byte is read. Returns the file and its length.
 fn open_package(package: &Path, limits: &MpkLimits) -> Result<(File, u64), ExtractError> {
     let name = package
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     check_extension(&name)?;
-    let file = File::open(package)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "package is not a regular file").into());
-    }
+    // Stat'ed before it is opened: a FIFO is refused, never opened (the open would block).
+    let (file, meta) = crate::read::open_regular_file(package)?;
     if meta.len() > limits.max_archive_bytes {
         let at = Location::at(limits.max_archive_bytes);
         return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());

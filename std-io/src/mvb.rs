@@ -490,13 +490,10 @@ fn open_archive(path: &Path) -> Result<(File, u64), MvbIoError> {
     open_file(path)
 }
 
-/// The archive must be a regular file (§6.1).
+/// The archive must be a regular file (§6.1), checked before it is opened: a FIFO is
+/// refused, never opened ([`crate::read::open_regular_file`]).
 fn open_file(path: &Path) -> Result<(File, u64), MvbIoError> {
-    let file = File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file").into());
-    }
+    let (file, meta) = crate::read::open_regular_file(path)?;
     Ok((file, meta.len()))
 }
 

@@ -2,8 +2,12 @@
 //! allocated, and the read itself stops one byte past the limit, so a file that grows
 //! between the stat and the read is still caught (seed 000 "Readers must bound the source
 //! before buffering it").
+//!
+//! Every path from outside is opened through [`open_regular_file`]: the path is stat'ed
+//! *before* it is opened, because opening a FIFO for reading blocks until a writer comes
+//! (forever, if none does) and a device such as `/dev/zero` never ends.
 
-use std::fs::File;
+use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -25,16 +29,36 @@ impl From<io::Error> for ReadError {
     }
 }
 
-/// Reads the regular file at `path` whole if it has at most `limit` bytes.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// The error of a path that is not a regular file (kind `InvalidInput`).
+fn not_regular() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+}
+
+/// Opens `path` for reading if it is a regular file, following symbolic links, and returns
+/// the file with the opened file's metadata. The path's metadata is checked before the
+/// `open(2)`, so a FIFO, device or socket is refused without being opened (opening a FIFO
+/// blocks until a writer appears); the opened file's metadata is checked again, so a
+/// path replaced by something else between the two is refused too. Either refusal is
+/// `io::ErrorKind::InvalidInput`.
+///
+/// Residual race: a path swapped for a FIFO between the stat and the open can still block
+/// the open; only another process with write access to the path's folder can do that.
+pub fn open_regular_file(path: &Path) -> io::Result<(File, Metadata)> {
+    if !fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(ReadError::Io(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        )));
+        return Err(not_regular());
     }
+    Ok((file, meta))
+}
+
+/// Reads the regular file at `path` whole if it has at most `limit` bytes; anything else
+/// ([`open_regular_file`]) is an I/O error of kind `InvalidInput`, without being opened.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular_file(path)?;
     if meta.len() > limit {
         return Err(ReadError::TooLarge { limit });
     }

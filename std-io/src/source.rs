@@ -11,7 +11,6 @@ use crate::threads::Threads;
 use modelgate_core::mlbundle::{self, ArchiveLimits, Container, Limit, MetadataView};
 use modelgate_core::{Location, Rejection};
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -63,14 +62,8 @@ pub fn load<'a>(source: Source<'a>, limit: u64) -> Result<Cow<'a, [u8]>, SourceE
 
 /// Stat first, then a bounded read (§11.1).
 fn load_path(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
-    let mut file = File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(SourceError::Io(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        )));
-    }
+    // Stat'ed before it is opened: a FIFO is never opened (the open would block).
+    let (mut file, meta) = crate::read::open_regular_file(path)?;
     if meta.len() > limit {
         return Err(SourceError::TooLarge { limit });
     }

@@ -79,7 +79,9 @@ pub fn names() -> Vec<&'static str> {
     FORMATS.iter().map(|f| f.name()).collect()
 }
 
-/// The format of `path`: the longest matching file-name suffix, then the first bytes.
+/// The format of `path`: the longest matching file-name suffix, then the first bytes. Only
+/// a regular file is sniffed: anything else is an I/O error of kind `InvalidInput`, without
+/// being opened (a FIFO would block the open).
 pub fn detect(path: &Path) -> io::Result<Option<&'static dyn Format>> {
     let name = path
         .file_name()
@@ -107,7 +109,8 @@ pub fn detect(path: &Path) -> io::Result<Option<&'static dyn Format>> {
 
 fn read_head(path: &Path, buf: &mut [u8]) -> io::Result<usize> {
     use std::io::Read;
-    let mut f = std::fs::File::open(path)?;
+    // Stat'ed before it is opened: a FIFO is refused, never opened (the open would block).
+    let (mut f, _) = crate::read::open_regular_file(path)?;
     let mut n = 0;
     while n < buf.len() {
         let Some(rest) = buf.get_mut(n..) else { break };
