@@ -16,7 +16,6 @@
 //! cannot promise this choose [`Mode::Read`], which copies the file into memory once.
 
 use memmap2::Mmap;
-use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::Path;
@@ -61,14 +60,17 @@ pub enum Mode {
 
 /// Loads `path`: mapped when it is at least 1 MiB, read otherwise (§5). Files larger than
 /// `limit` bytes are an error of kind `InvalidData` before anything is mapped or allocated.
+/// Only a regular file is loaded: anything else (a FIFO, a device such as `/dev/zero`, whose
+/// length reads 0 but which never ends) is an error of kind `InvalidInput`, refused from the
+/// path's metadata before it is opened ([`crate::read::open_regular_file`]).
 pub fn load(path: &Path, limit: u64) -> io::Result<FileBytes> {
     load_with(path, limit, Mode::Auto)
 }
 
 /// [`load`] with an explicit [`Mode`].
 pub fn load_with(path: &Path, limit: u64, mode: Mode) -> io::Result<FileBytes> {
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
+    let (file, meta) = crate::read::open_regular_file(path)?;
+    let len = meta.len();
     if len > limit {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "file larger than the limit"));
     }

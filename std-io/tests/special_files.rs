@@ -1,11 +1,13 @@
 //! Inputs that are not regular files: a FIFO is refused before it is opened (opening one
-//! for reading blocks until a writer comes, so a reader that opened first would hang)
-//! (`spec/mpk.md` §6.1, `spec/mvb.md` §5.2, §6.1, §8.1, `spec/mlbundle.md` §11.1).
+//! for reading blocks until a writer comes, so a reader that opened first would hang), and a
+//! device is refused before it is read (`spec/mpk.md` §6.1, `spec/mvb.md` §5.2, §6.1, §8.1,
+//! `spec/mlbundle.md` §11.1, `spec/onemodel.md` §5).
 #![cfg(unix)]
 
 use modelgate_core::mpk::MpkLimits;
 use modelgate_io::check;
 use modelgate_io::failure::FileError;
+use modelgate_io::mmap::{self, Mode};
 use modelgate_io::temp::TempDir;
 use std::fs::{self, OpenOptions};
 use std::io;
@@ -148,4 +150,26 @@ fn bounded_readers_and_detection_refuse_a_fifo() {
     let p = path.clone();
     let e = promptly(&path, move || check::detect(&p).map(|f| f.map(|f| f.name()))).unwrap_err();
     assert_not_regular(&e);
+}
+
+#[test]
+fn model_loading_refuses_a_fifo() {
+    let tmp = scratch("mmap");
+    let path = fifo(tmp.path(), "m.onemodel");
+    for mode in [Mode::Auto, Mode::Read] {
+        let p = path.clone();
+        let e = promptly(&path, move || mmap::load_with(&p, 1 << 20, mode).map(|b| b.len())).unwrap_err();
+        assert_not_regular(&e);
+    }
+}
+
+/// `/dev/zero` says its length is 0 and never ends: it is refused before a byte is read,
+/// not read up to the limit (with the model limit of 2^63 − 1 bytes, never).
+#[test]
+fn model_loading_refuses_a_device() {
+    let zero = Path::new("/dev/zero");
+    assert!(fs::metadata(zero).unwrap().file_type().is_char_device());
+    for mode in [Mode::Auto, Mode::Read] {
+        assert_not_regular(&mmap::load_with(zero, 1 << 20, mode).unwrap_err());
+    }
 }
