@@ -3,10 +3,32 @@
 
 use crate::syncer::{FLUSH_STEP, Syncer};
 use modelgate_core::tar::EntrySink;
+use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
+use std::ops::Bound;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
+
+thread_local! {
+    /// Folder operations (`mkdir`, and `lstat` of a name that already existed) made by
+    /// sinks on this thread: the measure [`folder_operations`] reports.
+    static FOLDER_OPS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many folder operations (`mkdir`, and the `lstat` that checks a name `mkdir` found
+/// existing) every [`DirSink`] on the calling thread has made so far. A test hook: the
+/// cost of a path's parents is one `mkdir` per folder the sink has not made yet, so the
+/// count grows with the number of folders, not with files times depth (`spec/mpk.md` §6.3).
+#[doc(hidden)]
+pub fn folder_operations() -> u64 {
+    FOLDER_OPS.with(Cell::get)
+}
+
+fn count_folder_operation() {
+    FOLDER_OPS.with(|n| n.set(n.get().saturating_add(1)));
+}
 
 /// Creates `path` exclusively (an existing name, a symbolic link included, is an error),
 /// mode 0644 on Unix.
@@ -29,6 +51,9 @@ pub fn create_file(path: &Path) -> io::Result<File> {
 pub struct DirSink {
     root: PathBuf,
     folder_mode: u32,
+    /// Folders this sink made under the root: a file's parents among them are skipped,
+    /// only the others are made (and checked).
+    made: Made,
     sync: SyncMode,
     file: Option<Arc<File>>,
     /// Bytes written to `file` since its data was last flushed (background mode).
@@ -52,6 +77,7 @@ impl DirSink {
         DirSink {
             root: root.to_path_buf(),
             folder_mode,
+            made: Made::default(),
             sync: SyncMode::OnEnd,
             file: None,
             unflushed: 0,
@@ -94,32 +120,122 @@ impl DirSink {
         b
     }
 
-    /// The path of `rel` under the root, its parent folders made.
-    fn target(&self, rel: &str) -> io::Result<PathBuf> {
+    /// The path of `rel` under the root, its parent folders made (`spec/mpk.md` §6.3).
+    ///
+    /// Parents this sink made for an earlier file are not touched again: the root is a
+    /// private folder its owner created empty, so they are still the folders the sink made.
+    /// Each other parent is made with `mkdir`, which does not follow a final link, below
+    /// folders made or checked here; a name that already exists must be a real folder by
+    /// `lstat`. So a package's folders cost one `mkdir` each, not a `mkdir` and an `lstat`
+    /// per file and depth.
+    fn target(&mut self, rel: &str) -> io::Result<PathBuf> {
         let rel_path = Path::new(rel);
-        if rel.is_empty() || !rel_path.components().all(|c| matches!(c, Component::Normal(_))) {
+        if rel.is_empty() || rel.contains('\0') || !rel_path.components().all(|c| matches!(c, Component::Normal(_))) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "destination path is not plain",
             ));
         }
-        let mut dir = self.root.clone();
-        let mut parts: Vec<&str> = rel.split('/').collect();
-        parts.pop();
-        for part in parts {
+        // The parent folder, `a/b` of `a/b/c.bin`; none for a file at the root.
+        let Some((parent, _)) = rel.rsplit_once('/') else {
+            return Ok(self.root.join(rel_path));
+        };
+        let known = self.made.known(parent);
+        let mut dir = self.root.join(parent.get(..known).unwrap_or_default());
+        // The end of the folders made here, in `parent`: they continue the known ones until
+        // a folder that already existed (not made by this sink) is met.
+        let mut made = known;
+        let mut ours = true;
+        let mut at = known;
+        let rest = parent.get(known..).unwrap_or_default();
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        for part in rest.split_terminator('/') {
+            at = if at == 0 { part.len() } else { at + 1 + part.len() };
             dir.push(part);
+            count_folder_operation();
             match self.folder().create(&dir) {
+                Ok(()) if ours => made = at,
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    count_folder_operation();
                     if !fs::symlink_metadata(&dir)?.file_type().is_dir() {
                         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "not a directory"));
                     }
+                    // Another process of the same user put it there: it and what is below it
+                    // are checked again for every later file.
+                    ours = false;
                 }
                 Err(e) => return Err(e),
             }
         }
+        if made > known {
+            self.made.insert(parent.get(..made).unwrap_or_default());
+        }
         Ok(self.root.join(rel_path))
     }
+}
+
+/// Separates folder names in [`Made`]'s keys: NUL, which no name holds, sorts below every
+/// byte of a name, so the keys sort as their sequences of names do.
+const SEP: u8 = 0;
+
+/// The folders a [`DirSink`] made: relative folder paths, each standing for itself and
+/// every folder above it. One key per file whose parents were new (never one per folder),
+/// so memory stays within the size of the accepted paths.
+#[derive(Debug, Default)]
+struct Made {
+    /// Folder paths with `/` replaced by [`SEP`].
+    keys: BTreeSet<Vec<u8>>,
+}
+
+impl Made {
+    /// The key of a folder path.
+    fn key(folder: &str) -> Vec<u8> {
+        folder.bytes().map(|b| if b == b'/' { SEP } else { b }).collect()
+    }
+
+    /// The byte length of the longest prefix of `folder` (plain names joined by `/`) that is
+    /// a folder this sink made: 0 when none is.
+    ///
+    /// Keys sort as sequences of names, so the key sharing the most leading names with
+    /// `folder` is one of its two neighbours: only those are compared.
+    fn known(&self, folder: &str) -> usize {
+        let key = Made::key(folder);
+        let below = self
+            .keys
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(&key[..])))
+            .next_back();
+        let above = self
+            .keys
+            .range::<[u8], _>((Bound::Excluded(&key[..]), Bound::Unbounded))
+            .next();
+        [below, above]
+            .into_iter()
+            .flatten()
+            .map(|made| shared_folders(&key, made))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Records that `folder` and every folder above it were made.
+    fn insert(&mut self, folder: &str) {
+        if self.known(folder) < folder.len() {
+            self.keys.insert(Made::key(folder));
+        }
+    }
+}
+
+/// The byte length of the leading names two keys share: their common prefix when both
+/// keys end a name there (a [`SEP`] or the key's end), else cut back to its last [`SEP`].
+fn shared_folders(a: &[u8], b: &[u8]) -> usize {
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let ends_name = |key: &[u8]| key.get(same).is_none_or(|&c| c == SEP);
+    if ends_name(a) && ends_name(b) {
+        return same;
+    }
+    a.get(..same)
+        .and_then(|common| common.iter().rposition(|&c| c == SEP))
+        .unwrap_or(0)
 }
 
 impl EntrySink for DirSink {
@@ -161,12 +277,12 @@ impl EntrySink for DirSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::temp::TempDir;
 
-    fn scratch(tag: &str) -> PathBuf {
-        let p = std::env::temp_dir().join(format!("mg-dirsink-{}-{tag}", std::process::id()));
-        let _ = fs::remove_dir_all(&p);
-        fs::create_dir_all(&p).unwrap();
-        p
+    /// A fresh folder, removed with its contents when the test ends, whether it passes or
+    /// panics.
+    fn scratch(tag: &str) -> TempDir {
+        TempDir::create(&std::env::temp_dir(), "mg-dirsink", tag).unwrap()
     }
 
     fn write(sink: &mut DirSink, path: &str, data: &[u8]) -> io::Result<()> {
@@ -177,41 +293,42 @@ mod tests {
 
     #[test]
     fn files_land_at_their_path_with_parents_made() {
-        let root = scratch("ok");
-        let mut sink = DirSink::new(&root, 0o755);
+        let tmp = scratch("ok");
+        let root = tmp.path();
+        let mut sink = DirSink::new(root, 0o755);
         write(&mut sink, "id/model/a.bin", b"abc").unwrap();
         write(&mut sink, "id/model/b.bin", b"d").unwrap();
         assert_eq!(fs::read(root.join("id/model/a.bin")).unwrap(), b"abc");
         assert_eq!(fs::read(root.join("id/model/b.bin")).unwrap(), b"d");
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn unsynced_sink_writes_the_same_files_and_rules() {
-        let root = scratch("unsynced");
-        let mut sink = DirSink::new(&root, 0o755).unsynced();
+        let tmp = scratch("unsynced");
+        let root = tmp.path();
+        let mut sink = DirSink::new(root, 0o755).unsynced();
         write(&mut sink, "id/model/a.bin", b"abc").unwrap();
         assert_eq!(fs::read(root.join("id/model/a.bin")).unwrap(), b"abc");
         assert_eq!(sink.begin("../x", 0).unwrap_err().kind(), io::ErrorKind::InvalidInput);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn non_plain_paths_are_refused() {
-        let root = scratch("plain");
-        let mut sink = DirSink::new(&root, 0o700);
-        for bad in ["", "../x", "/etc/x", "a/../../x", "./a"] {
+        let tmp = scratch("plain");
+        let root = tmp.path();
+        let mut sink = DirSink::new(root, 0o700);
+        for bad in ["", "../x", "/etc/x", "a/../../x", "./a", "a\0b/c"] {
             let e = sink.begin(bad, 0).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad}");
         }
-        assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
-        fs::remove_dir_all(&root).unwrap();
+        assert_eq!(fs::read_dir(root).unwrap().count(), 0);
     }
 
     #[test]
     fn existing_names_are_never_reused() {
-        let root = scratch("exclusive");
-        let mut sink = DirSink::new(&root, 0o700);
+        let tmp = scratch("exclusive");
+        let root = tmp.path();
+        let mut sink = DirSink::new(root, 0o700);
         write(&mut sink, "etc/a.json", b"{}").unwrap();
         // The same file again, and a folder where a file is.
         assert_eq!(
@@ -223,22 +340,99 @@ mod tests {
             io::ErrorKind::AlreadyExists
         );
         assert_eq!(fs::read(root.join("etc/a.json")).unwrap(), b"{}");
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn a_symbolic_link_is_never_followed() {
-        let root = scratch("link");
-        let outside = scratch("link-outside");
-        std::os::unix::fs::symlink(&outside, root.join("etc")).unwrap();
-        let mut sink = DirSink::new(&root, 0o700);
+        let tmp = scratch("link");
+        let root = tmp.path();
+        let tmp_outside = scratch("link-outside");
+        let outside = tmp_outside.path();
+        std::os::unix::fs::symlink(outside, root.join("etc")).unwrap();
+        let mut sink = DirSink::new(root, 0o700);
         assert_eq!(
             sink.begin("etc/a.json", 0).unwrap_err().kind(),
             io::ErrorKind::AlreadyExists
         );
-        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
-        fs::remove_dir_all(&root).unwrap();
-        fs::remove_dir_all(&outside).unwrap();
+        assert_eq!(fs::read_dir(outside).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn shared_folders_stop_at_whole_names() {
+        let k = Made::key;
+        assert_eq!(shared_folders(&k("a/b/c"), &k("a/b")), 3);
+        assert_eq!(shared_folders(&k("a/b"), &k("a/b/c")), 3);
+        assert_eq!(shared_folders(&k("a/b"), &k("a/b")), 3);
+        assert_eq!(shared_folders(&k("a/bc"), &k("a/b")), 1);
+        assert_eq!(shared_folders(&k("a/b"), &k("a/bc")), 1);
+        assert_eq!(shared_folders(&k("ab"), &k("a")), 0);
+        assert_eq!(shared_folders(&k("x/y"), &k("a/b")), 0);
+    }
+
+    #[test]
+    fn made_folders_are_found_past_siblings_that_sort_between() {
+        let mut made = Made::default();
+        // `+` sorts below `/`: as plain strings "a/b+" would sit between "a/b" and "a/b/c".
+        made.insert("a/b");
+        made.insert("a/b+");
+        made.insert("a/bz/q");
+        assert_eq!(made.known("a/b/c"), 3);
+        assert_eq!(made.known("a/b+/c"), 4);
+        assert_eq!(made.known("a/bz/q/r"), 6);
+        assert_eq!(made.known("a/bz/x"), 4);
+        assert_eq!(made.known("a/c"), 1);
+        assert_eq!(made.known("b"), 0);
+        // A folder already covered adds no key.
+        made.insert("a/bz");
+        assert_eq!(made.keys.len(), 3);
+    }
+
+    /// Folder operations the sink makes while `f` runs, on this thread.
+    fn operations(f: impl FnOnce()) -> u64 {
+        let before = folder_operations();
+        f();
+        folder_operations() - before
+    }
+
+    #[test]
+    fn each_folder_is_made_once_however_many_files_are_below_it() {
+        let tmp = scratch("once");
+        let root = tmp.path();
+        let mut sink = DirSink::new(root, 0o700);
+        let deep = "d/".repeat(200);
+        // 200 folders for the first file, none for the next 39 in the same folder.
+        let ops = operations(|| {
+            for i in 0..40 {
+                write(&mut sink, &format!("{deep}f{i}"), b"x").unwrap();
+            }
+        });
+        assert_eq!(ops, 200);
+        // Beside it: 1 new folder; deeper: 2 new folders; a new top folder: 1.
+        assert_eq!(operations(|| write(&mut sink, &format!("{deep}e/g"), b"y").unwrap()), 1);
+        assert_eq!(
+            operations(|| write(&mut sink, &format!("{deep}e/h/i/j"), b"y").unwrap()),
+            2
+        );
+        assert_eq!(operations(|| write(&mut sink, "top/k", b"z").unwrap()), 1);
+        assert_eq!(operations(|| write(&mut sink, "l", b"z").unwrap()), 0);
+        assert_eq!(fs::read(root.join(format!("{deep}e/h/i/j"))).unwrap(), b"y");
+    }
+
+    #[test]
+    fn a_folder_the_sink_did_not_make_is_checked_for_every_file() {
+        let tmp = scratch("foreign");
+        let root = tmp.path();
+        fs::create_dir(root.join("etc")).unwrap();
+        let mut sink = DirSink::new(root, 0o700);
+        // `mkdir` finds it, `lstat` checks it, then `sub` is made: 3.
+        assert_eq!(operations(|| write(&mut sink, "etc/sub/0", b"").unwrap()), 3);
+        // Below a folder it did not make, the sink remembers nothing: both are checked again.
+        for i in 1..4 {
+            assert_eq!(
+                operations(|| write(&mut sink, &format!("etc/sub/{i}"), b"").unwrap()),
+                4
+            );
+        }
     }
 }
