@@ -4,9 +4,12 @@
 //! 1. The bytes go to a new temporary file in the destination's folder, which is flushed
 //!    and fsync'ed.
 //! 2. With `overwrite`, the temporary file is renamed over the destination (atomic
-//!    replacement). Without it, it is hard-linked to the destination, which fails with
-//!    `AlreadyExists` if the destination exists — also when another writer created it first
-//!    (the no-overwrite decision holds in a race). Then the temporary file is removed.
+//!    replacement); when the destination is a regular file, the temporary file is created
+//!    with its permission bits and set to exactly them before the rename (Unix), so
+//!    replacing a file never makes it more readable than it was. Without it, it is
+//!    hard-linked to the destination, which fails with `AlreadyExists` if the destination
+//!    exists — also when another writer created it first (the no-overwrite decision holds
+//!    in a race). Then the temporary file is removed.
 //! 3. Where the filesystem refuses hard links, the destination is created exclusively,
 //!    written, flushed and fsync'ed, and removed again on any failure. This never overwrites
 //!    and leaves no partial file after a reported failure, but the file is visible while it
@@ -39,7 +42,8 @@ where
     F: FnMut(&mut File) -> io::Result<()>,
     L: FnOnce(&Path, &Path) -> io::Result<()>,
 {
-    let (tmp, file) = create_temp(dest)?;
+    let mode = if overwrite { replaced_mode(dest) } else { None };
+    let (tmp, file) = create_temp(dest, mode)?;
     let guard = TempGuard(&tmp);
     write_synced(file, &mut fill)?;
     if overwrite {
@@ -99,12 +103,51 @@ where
     result
 }
 
-/// A new, exclusively created temporary file next to `dest`.
-fn create_temp(dest: &Path) -> io::Result<(PathBuf, File)> {
+/// The permission bits (`0o777`) of the regular file an overwrite replaces (§11.2); `None`
+/// when there is none (absent, or not a regular file: a symbolic link is replaced itself)
+/// or off Unix.
+fn replaced_mode(dest: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(dest)
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .map(|m| m.permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dest;
+        None
+    }
+}
+
+/// A new, exclusively created temporary file next to `dest`. With `mode` (Unix), it is
+/// created with those permission bits (which the umask can only narrow, so the bytes are
+/// never more readable than the file they replace) and then set to exactly them.
+fn create_temp(dest: &Path, mode: Option<u32>) -> io::Result<(PathBuf, File)> {
     let (dir, base) = crate::temp::beside(dest)?;
-    crate::temp::create_unique(&dir, &base, "tmp", |p| {
-        OpenOptions::new().write(true).create_new(true).open(p)
-    })
+    let (tmp, file) = crate::temp::create_unique(&dir, &base, "tmp", |p| {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some(mode) = mode {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(mode);
+        }
+        options.open(p)
+    })?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        if let Err(e) = file.set_permissions(fs::Permissions::from_mode(mode)) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    Ok((tmp, file))
 }
 
 /// Why [`write_mlbundle`] failed.

@@ -511,3 +511,22 @@ fn check_reports_progress_monotone_to_the_total() {
     );
     assert_eq!(calls.last(), Some(&(len, len)));
 }
+
+/// §5.5: the export log is replaced with the permission bits it had (`spec/mlbundle.md`
+/// §11.2): a private `exports.json` stays private after an export appends to it.
+#[cfg(unix)]
+#[test]
+fn export_keeps_the_export_logs_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = modelgate_io::temp::TempDir::create(Path::new(env!("CARGO_TARGET_TMPDIR")), "mvb-test", "modes").unwrap();
+    let bundle = make_bundle(s.path());
+    let log = bundle.join("exports.json");
+    fs::write(&log, "[]\n").unwrap();
+    fs::set_permissions(&log, fs::Permissions::from_mode(0o600)).unwrap();
+    let out = s.path().join("out");
+    fs::create_dir(&out).unwrap();
+    export_to(&bundle, &out);
+    assert_eq!(fs::read_to_string(&log).unwrap().matches("file_sha256").count(), 1);
+    let mode = fs::metadata(&log).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(format!("{mode:o}"), "600");
+}

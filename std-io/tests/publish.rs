@@ -186,3 +186,41 @@ fn missing_destination_folder_propagates() {
     let e = publish_bytes(&dir.join("absent").join("out.mlbundle"), b"x", false).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
 }
+
+/// The permission bits of `path`.
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// §11.2: an overwrite gives the new file the replaced file's permission bits, whatever the
+/// umask: a private file stays private, an executable stays executable, a read-only file
+/// stays read-only. (A new file is created 0666 less the umask, so 0751 and 0604 cannot come
+/// from creation, and 0600 does not with the usual umask 022.)
+#[cfg(unix)]
+#[test]
+fn overwrite_keeps_the_replaced_files_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = scratch("modes");
+    let dir = tmp.path();
+    for (i, bits) in [0o600, 0o751, 0o604, 0o444].into_iter().enumerate() {
+        let dest = dir.join(format!("out{i}.json"));
+        fs::write(&dest, b"old").unwrap();
+        fs::set_permissions(&dest, fs::Permissions::from_mode(bits)).unwrap();
+        publish_bytes(&dest, b"new", true).unwrap();
+        assert_eq!(fs::read(&dest).unwrap(), b"new");
+        assert_eq!(mode(&dest), bits, "{bits:o}");
+        // The same through `publish_with`, whose bytes are written after the mode is set.
+        publish_with(&dest, true, |f| {
+            assert_eq!(f.metadata()?.permissions().mode() & 0o777, bits);
+            f.write_all(b"newer")
+        })
+        .unwrap();
+        assert_eq!(fs::read(&dest).unwrap(), b"newer");
+        assert_eq!(mode(&dest), bits, "{bits:o}");
+    }
+    let mut names: Vec<String> = (0..4).map(|i| format!("out{i}.json")).collect();
+    names.sort();
+    assert_eq!(entries(dir), names);
+}
