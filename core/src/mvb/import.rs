@@ -106,6 +106,9 @@ fn reject(kind: MvbKind, message: &'static str, location: Location) -> MvbError 
 /// Bundle-root names that never belong in an export (§2.4).
 const VOLATILE: [&str; 4] = ["exports.json", "hydration.json", "transfer.json", "transfer.lock"];
 
+/// Bundle-root files import writes (§6.3), which therefore cannot be folders (§4.3).
+const WRITTEN: [&str; 3] = ["manifest.json", "verification.json", "VERIFICATION.md"];
+
 /// True for the excluded names of §2.4 (bundle path).
 pub fn is_excluded(path: &str) -> bool {
     VOLATILE.contains(&path) || path.split('/').any(|s| s == ".DS_Store")
@@ -281,6 +284,17 @@ impl ImportValidator {
             return Err(reject(
                 MvbKind::InvalidArchive,
                 "volatile machine-local file in archive",
+                at,
+            ));
+        }
+        // §4.3 step 5: import writes these files at the bundle root (§6.3); a folder there
+        // (in any case, for case-insensitive file systems) would make that write fail.
+        if let Some((top, _)) = path.split_once('/')
+            && WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(top))
+        {
+            return Err(reject(
+                MvbKind::InvalidArchive,
+                "folder at a bundle-root name import writes",
                 at,
             ));
         }

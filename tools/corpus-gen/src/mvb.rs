@@ -648,6 +648,7 @@ mvb_cases! {
     volatile_exports_json: valid_marker_then(&ent("exports.json", b"[]")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/exports.json, byte 1024)");
     volatile_transfer_lock: valid_marker_then(&ent("transfer.lock", b"")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/transfer.lock, byte 1024)");
     volatile_ds_store: valid_then(&ent("model/zz/.DS_Store", b"x")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/model/zz/.DS_Store, byte 7680)");
+    folder_named_verification_json: valid_then(&ent("verification.json/x", b"x")) => Reject(IA, "folder at a bundle-root name import writes (member qwen--qwen3-0.6b@c1899de289a0/verification.json/x, byte 7680)");
     entry_oversize: build_entry_oversize() => Reject(LE, "entry exceeds max_entry_bytes (member qwen--qwen3-0.6b@c1899de289a0/model/huge.bin, byte 1024)");
 
     // §4.4 the manifest.
