@@ -77,8 +77,9 @@ fn with_onnx_progress<T>(
     let bytes = load(path)?;
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut copied = 0u64;
+    let mut budget = ExternalBudget::default();
     let mut resolver = |r: &ExternalRef<'_>| {
-        read_external(&folder, r, &mut |n| {
+        read_external(&folder, r, &mut budget, &mut |n| {
             copied = copied.saturating_add(n);
             progress(Phase::External, copied, 0);
         })
@@ -148,12 +149,50 @@ fn ext_err(kind: ErrorKind, message: &'static str) -> ExternalError {
     (kind, message)
 }
 
+/// What one conversion has copied from external data files (§6.2): every tensor's bytes are
+/// copied on their own, so tensors naming the same range would each cost a copy. The
+/// copies may add up to at most the sizes of the distinct files they come from, which
+/// tensors in disjoint ranges never exceed; more is LimitExceeded before the copy is made.
+#[derive(Debug, Default)]
+struct ExternalBudget {
+    /// The size of each file read, by its location (normalised, relative to the folder).
+    files: std::collections::BTreeMap<String, u64>,
+    /// The sum of `files`.
+    held: u64,
+    /// Bytes copied so far.
+    copied: u64,
+}
+
+impl ExternalBudget {
+    /// Charges a copy of `length` bytes from the file at `location` of `size` bytes.
+    fn charge(&mut self, location: &str, size: u64, length: u64) -> Result<(), ExternalError> {
+        if !self.files.contains_key(location) {
+            self.files.insert(String::from(location), size);
+            self.held = self.held.saturating_add(size);
+        }
+        self.copied = self.copied.saturating_add(length);
+        if self.copied > self.held {
+            return Err(ext_err(
+                ErrorKind::LimitExceeded,
+                "external data named more than once adds up to more than its files hold",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The bytes of one external tensor: `location` must be a relative path without `..` or
 /// look-alikes (`archive_path::normalize`), every component under `folder` a real directory
 /// or file (no symbolic link), the file not hard-linked elsewhere (link count 1 on Unix), and
-/// `offset`/`length` inside the file and equal to dtype × dims (§6.2).
+/// `offset`/`length` inside the file and equal to dtype × dims (§6.2); the copy must fit the
+/// conversion's `budget`, and its buffer must be granted (LimitExceeded otherwise).
 /// `copied` is told the size of each chunk read.
-fn read_external(folder: &Path, r: &ExternalRef<'_>, copied: &mut dyn FnMut(u64)) -> Result<Vec<u8>, ExternalError> {
+fn read_external(
+    folder: &Path,
+    r: &ExternalRef<'_>,
+    budget: &mut ExternalBudget,
+    copied: &mut dyn FnMut(u64),
+) -> Result<Vec<u8>, ExternalError> {
     let rel = normalize(r.location.as_bytes(), &PathLimits::DEFAULT).map_err(|_| {
         ext_err(
             ErrorKind::Malformed,
@@ -195,7 +234,12 @@ fn read_external(folder: &Path, r: &ExternalRef<'_>, copied: &mut dyn FnMut(u64)
             "external data length differs from dtype and dims",
         ));
     }
-    let mut out = vec![0u8; usize::try_from(length).unwrap_or(0)];
+    budget.charge(&rel, size, length)?;
+    let too_large = || ext_err(ErrorKind::LimitExceeded, "external data too large for memory");
+    let len = usize::try_from(length).map_err(|_| too_large())?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| too_large())?;
+    out.resize(len, 0);
     let short = |_| ext_err(ErrorKind::OutOfRange, "external data file shorter than stated");
     file.seek(SeekFrom::Start(r.offset)).map_err(short)?;
     for chunk in out.chunks_mut(PROGRESS_CHUNK) {
@@ -239,7 +283,7 @@ mod tests {
     }
 
     fn read_ext(folder: &Path, r: &ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> {
-        read_external(folder, r, &mut |_| {})
+        read_external(folder, r, &mut ExternalBudget::default(), &mut |_| {})
     }
 
     fn r(location: &str, offset: u64, length: Option<u64>, expected: u64) -> ExternalRef<'_> {
@@ -258,7 +302,7 @@ mod tests {
         std::fs::write(d.join("w.bin"), (0u8..32).collect::<Vec<_>>()).unwrap();
         assert_eq!(read_ext(d, &r("w.bin", 8, Some(4), 4)).unwrap(), [8, 9, 10, 11]);
         assert_eq!(
-            read_external(d, &r("w.bin", 28, None, 4), &mut |_| {}).unwrap(),
+            read_external(d, &r("w.bin", 28, None, 4), &mut ExternalBudget::default(), &mut |_| {}).unwrap(),
             [28, 29, 30, 31]
         );
         assert_eq!(
@@ -280,7 +324,9 @@ mod tests {
         std::fs::write(d.join("secret.bin"), [1u8; 4]).unwrap();
         for loc in ["../secret.bin", "/etc/passwd", "a/../../secret.bin", "C:/x"] {
             assert_eq!(
-                read_external(&inner, &r(loc, 0, None, 4), &mut |_| {}).unwrap_err().0,
+                read_external(&inner, &r(loc, 0, None, 4), &mut ExternalBudget::default(), &mut |_| {})
+                    .unwrap_err()
+                    .0,
                 ErrorKind::Malformed,
                 "{loc}"
             );
@@ -289,16 +335,26 @@ mod tests {
         {
             std::os::unix::fs::symlink(d.join("secret.bin"), inner.join("link.bin")).unwrap();
             assert_eq!(
-                read_external(&inner, &r("link.bin", 0, None, 4), &mut |_| {})
-                    .unwrap_err()
-                    .0,
+                read_external(
+                    &inner,
+                    &r("link.bin", 0, None, 4),
+                    &mut ExternalBudget::default(),
+                    &mut |_| {}
+                )
+                .unwrap_err()
+                .0,
                 ErrorKind::Malformed
             );
             std::fs::hard_link(d.join("secret.bin"), inner.join("hard.bin")).unwrap();
             assert_eq!(
-                read_external(&inner, &r("hard.bin", 0, None, 4), &mut |_| {})
-                    .unwrap_err()
-                    .0,
+                read_external(
+                    &inner,
+                    &r("hard.bin", 0, None, 4),
+                    &mut ExternalBudget::default(),
+                    &mut |_| {}
+                )
+                .unwrap_err()
+                .0,
                 ErrorKind::Malformed
             );
         }
@@ -306,6 +362,11 @@ mod tests {
 
     /// ONNX with one float tensor of `n` elements kept in `w.bin` beside the model.
     fn onnx_with_external(d: &Path, n: usize) -> PathBuf {
+        onnx_with_external_tensors(d, n, &["w"])
+    }
+
+    /// ONNX with one float tensor of `n` elements per name, each naming all of `w.bin`.
+    fn onnx_with_external_tensors(d: &Path, n: usize, names: &[&str]) -> PathBuf {
         use modelgate_core::onnx::wire::{put_key, put_len, put_varint};
         let len = |number: u32, bytes: &[u8]| {
             let mut v = Vec::new();
@@ -320,12 +381,46 @@ mod tests {
         };
         std::fs::write(d.join("w.bin"), vec![7u8; n * 4]).unwrap();
         let entry = [len(1, b"location"), len(2, b"w.bin")].concat();
-        let tensor = [int(1, n as u64), int(2, 1), len(8, b"w"), len(13, &entry), int(14, 1)].concat();
-        let graph = [len(5, &tensor), len(12, &len(1, b"w"))].concat();
+        let tensor = |name: &str| {
+            [
+                int(1, n as u64),
+                int(2, 1),
+                len(8, name.as_bytes()),
+                len(13, &entry),
+                int(14, 1),
+            ]
+            .concat()
+        };
+        let mut graph: Vec<u8> = names.iter().flat_map(|name| len(5, &tensor(name))).collect();
+        graph.extend(len(12, &len(1, b"w")));
         let model = [int(1, 9), len(7, &graph), len(8, &int(2, 17))].concat();
         let path = d.join("m.onnx");
         std::fs::write(&path, model).unwrap();
         path
+    }
+
+    /// §6.2: copies of external data may add up to the sizes of the files they come from, no
+    /// more: ranges of one file each copied once pass, a range named twice is LimitExceeded
+    /// before its copy is made.
+    #[test]
+    fn external_data_copied_beyond_its_files_is_limit_exceeded() {
+        let tmp = dir("budget");
+        let d = tmp.path();
+        std::fs::write(d.join("w.bin"), [1u8; 32]).unwrap();
+        let mut budget = ExternalBudget::default();
+        for offset in [0, 16] {
+            read_external(d, &r("w.bin", offset, Some(16), 16), &mut budget, &mut |_| {}).unwrap();
+        }
+        let e = read_external(d, &r("w.bin", 0, Some(16), 16), &mut budget, &mut |_| {}).unwrap_err();
+        assert_eq!(e.0, ErrorKind::LimitExceeded);
+        // Through a conversion: two tensors naming all of one file.
+        let input = onnx_with_external_tensors(d, 8, &["w", "v"]);
+        match convert(&input, &d.join("m.onemodel"), false) {
+            Err(Failure::Rejected(r)) => assert_eq!(r.kind, "LimitExceeded"),
+            other => panic!("{other:?}"),
+        }
+        let input = onnx_with_external_tensors(d, 8, &["w"]);
+        convert(&input, &d.join("one.onemodel"), false).unwrap();
     }
 
     #[test]
