@@ -832,11 +832,13 @@ fn root_directory_entry_ignored() {
     assert!(check(&gz(&raw)).is_ok());
 }
 
+/// A regular file named `./` names the root: the tar layer refuses it as a file named like
+/// a folder (`spec/mpk.md` §1.1.6) before the path rules would find it empty (§3.1).
 #[test]
-fn empty_file_path_rejected() {
+fn file_named_dot_slash_rejected() {
     let e = reject(&with(set("./", "{}")));
     assert_eq!(e.kind, MpkKind::InvalidArchive);
-    assert!(e.detail.contains("empty"), "{e}");
+    assert!(e.detail.contains("named like a folder"), "{e}");
 }
 
 struct FailOnData;

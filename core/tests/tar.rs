@@ -152,14 +152,59 @@ fn ustar_prefix_joined_to_name() {
     assert_eq!(got[0].1, b"a/b/cc/name.so");
 }
 
+/// §1.1.5: GNU stores atime/ctime where ustar has `prefix`, and Python's tarfile joins that
+/// area to the name whatever the magic; a GNU header whose area does not start with NUL
+/// would name the entry differently there, so it is refused. Later bytes are not a name to
+/// any reader and stay free.
 #[test]
-fn gnu_header_has_no_prefix() {
-    // GNU stores atime/ctime where ustar has prefix; the reader must not join it.
+fn gnu_header_time_area_must_read_as_an_empty_prefix() {
     let mut h = raw(b"name.so", b'0', 0, true);
     h[345..357].copy_from_slice(b"14712345670\0");
     fix(&mut h);
-    let got = read(&archive(&[member(h, b"")])).unwrap();
-    assert_eq!(got[0].1, b"name.so");
+    assert_eq!(
+        read(&archive(&[member(h, b"")])).unwrap_err(),
+        (TarReason::GnuPrefix, 345)
+    );
+    let mut h = raw(b"name.so", b'0', 0, true);
+    h[346..357].copy_from_slice(b"4712345670\0");
+    fix(&mut h);
+    assert_eq!(read(&archive(&[member(h, b"")])).unwrap()[0].1, b"name.so");
+}
+
+/// §1.1.6: a regular entry (typeflag NUL or `0`) whose header name or final path ends in
+/// `/` is a directory to GNU tar and Python's tarfile, which then read its data as headers.
+#[test]
+fn regular_file_named_like_a_folder_rejected() {
+    let hidden = file("evil.py", b"print(1)\n");
+    for flag in [0u8, b'0'] {
+        let tar = archive(&[member(raw(b"hidden.so/", flag, hidden.len() as u64, false), &hidden)]);
+        assert_eq!(
+            read(&tar).unwrap_err(),
+            (TarReason::FileNamedAsFolder, 0),
+            "typeflag {flag}"
+        );
+    }
+    let tar = archive(&[pax(&pax_record("path", b"dir/")), file("x.so", b"1")]);
+    assert_eq!(read(&tar).unwrap_err(), (TarReason::FileNamedAsFolder, 1024));
+}
+
+/// §1.1.3: the checksum is octal. GNU tar skips a header whose checksum is base-256 and
+/// reads the entry's data as headers, so such a header is refused at the field.
+#[test]
+fn base256_checksum_rejected() {
+    let mut h = raw(b"cover.so", b'0', 0, false);
+    fix(&mut h);
+    let sum: u64 = h
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| if (148..156).contains(&i) { 32 } else { u64::from(b) })
+        .sum();
+    h[148] = 0x80;
+    h[149..156].copy_from_slice(&sum.to_be_bytes()[1..]);
+    assert!(matches!(
+        read(&archive(&[member(h, b"")])).unwrap_err(),
+        (TarReason::BadNumber(Field::Checksum), 148)
+    ));
 }
 
 #[test]

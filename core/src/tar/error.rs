@@ -97,6 +97,12 @@ pub enum TarReason {
     BadNameField(Field),
     /// A directory, link, device or FIFO with non-zero size (§1.1.7).
     SizeOnNonFile,
+    /// A GNU header whose `prefix` area (where GNU keeps times) does not start with NUL:
+    /// other readers join it to the name (§1.1.5).
+    GnuPrefix,
+    /// A regular file whose name ends in `/`, which other readers take for a directory
+    /// (§1.1.6).
+    FileNamedAsFolder,
     /// A GNU sparse entry or PAX sparse record (§1.1.6, §1.2.3).
     Sparse,
     /// A malformed PAX record (§1.2.1, §1.2.3).
@@ -149,6 +155,8 @@ impl fmt::Display for TarReason {
                 write!(f, "tar header field {} has bytes after its terminator", field.name())
             }
             TarReason::SizeOnNonFile => f.write_str("non-file tar entry has a non-zero size"),
+            TarReason::GnuPrefix => f.write_str("GNU tar header has a non-empty prefix area"),
+            TarReason::FileNamedAsFolder => f.write_str("regular tar entry named like a folder"),
             TarReason::Sparse => f.write_str("GNU sparse tar entries are not supported"),
             TarReason::BadPax => f.write_str("malformed PAX extended header record"),
             TarReason::DuplicatePaxKey => f.write_str("PAX key repeated in one extended header"),

@@ -111,6 +111,10 @@ pub struct Header<'a> {
     pub dialect: Dialect,
     /// The typeflag.
     pub flag: TypeFlag,
+    /// The typeflag byte as written: NUL and `0` are both a regular file, but readers that
+    /// follow the V7 convention take a NUL-typed entry named with a trailing `/` for a
+    /// directory (§1.1.6).
+    pub typeflag: u8,
     /// `name` up to its terminator.
     pub name: &'a [u8],
     /// `prefix` up to its terminator (empty for GNU headers, §1.1.5).
@@ -150,10 +154,16 @@ pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
     } else {
         return Err((TarReason::BadMagic, MAGIC_OFFSET));
     };
-    let flag = TypeFlag::from_byte(block.get(TYPEFLAG_OFFSET).copied().unwrap_or(0));
+    let typeflag = block.get(TYPEFLAG_OFFSET).copied().unwrap_or(0);
+    let flag = TypeFlag::from_byte(typeflag);
     let prefix = match dialect {
         Dialect::Ustar => name(block, Field::Prefix)?,
-        Dialect::Gnu => &[],
+        // §1.1.5: GNU keeps times where ustar has `prefix`, and other readers (Python's
+        // tarfile) join that area to the name whatever the magic; it must read as empty.
+        Dialect::Gnu => match block.get(Field::Prefix.range().0) {
+            Some(0) | None => &[],
+            Some(_) => return Err((TarReason::GnuPrefix, Field::Prefix.range().0)),
+        },
     };
     name(block, Field::Uname)?;
     name(block, Field::Gname)?;
@@ -162,6 +172,7 @@ pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
     Ok(Header {
         dialect,
         flag,
+        typeflag,
         name: name(block, Field::Name)?,
         prefix,
         linkname: name(block, Field::Linkname)?,
@@ -176,7 +187,9 @@ pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
 /// §1.1.3: the stored checksum equals the unsigned byte sum with the field as spaces.
 fn check_checksum(block: &[u8; BLOCK]) -> Result<(), HeaderError> {
     let (start, len) = Field::Checksum.range();
-    let stored = number(block, Field::Checksum)?;
+    // Octal only: GNU tar reads the checksum as octal and skips a header whose checksum is
+    // base-256, then reads the entry's data as headers (two readers, two archives).
+    let stored = octal(field_bytes(block, start, len)).map_err(|r| (r.reason(Field::Checksum), start))?;
     let before = block.get(..start).unwrap_or_default();
     let after = block.get(start + len..).unwrap_or_default();
     // The checksum field itself counts as spaces, one per byte of its length.

@@ -501,6 +501,13 @@ impl TarReader {
             // §1.1.7: data other readers would skip.
             return Err(TarError::new(TarReason::SizeOnNonFile, at + 124));
         }
+        // §1.1.6: a regular file named like a folder is a directory to GNU tar (its final
+        // path) and to Python's tarfile (a NUL typeflag and the header's own name), which
+        // then read its data as headers.
+        let v7_folder = h.typeflag == 0 && h.name.ends_with(b"/");
+        if kind == EntryKind::Regular && (v7_folder || path.ends_with(b"/")) {
+            return Err(TarError::new(TarReason::FileNamedAsFolder, at));
+        }
         self.entries += 1;
         self.phase = Phase::Data {
             remaining: size,

@@ -458,6 +458,9 @@ mpk_cases! {
     tar_bad_magic: tar_edit(|t| { t[1024 + 257] = b'X'; fix(&mut t[1024..1536]); }) => Reject(IA, "neither ustar nor GNU magic");
     tar_bad_octal_size: tar_edit(|t| { t[1024 + 130] = b'9'; fix(&mut t[1024..1536]); }) => Reject(IA, "field size is not a valid number (byte 1148)");
     tar_negative_base256_size: tar_edit(|t| { t[1024 + 124..1024 + 136].fill(0xff); fix(&mut t[1024..1536]); }) => Reject(IA, "field size is negative");
+    tar_file_named_as_folder: base_then(&raw_entry(0, b"hidden.so/", 1024, &[entry(b'0', "evil.json", b"{}"), vec![0u8; 1024]].concat()[..1024])) => Reject(IA, "regular tar entry named like a folder");
+    tar_gnu_prefix_area: base_then(&{ let mut e = entry(b'0', "extra.so", b"x"); e[345..351].copy_from_slice(b"sneaky"); fix(&mut e[..512]); e }) => Reject(IA, "GNU tar header has a non-empty prefix area");
+    tar_base256_checksum: tar_edit(|t| { let h = &mut t[1024..1536]; let sum: u64 = h.iter().enumerate().map(|(i, &b)| if (148..156).contains(&i) { 32 } else { u64::from(b) }).sum(); h[148] = 0x80; h[149..156].copy_from_slice(&sum.to_be_bytes()[1..]); }) => Reject(IA, "field chksum is not a valid number");
     tar_name_hidden_bytes: tar_edit(|t| { t[1024 + 60] = b'x'; fix(&mut t[1024..1536]); }) => Reject(IA, "field name has bytes after its terminator");
     tar_missing_end: gz(&tar_body(&base())) => Reject(IA, "no end-of-archive marker");
     tar_single_zero_block: gz(&[tar_body(&base()), vec![0u8; 512]].concat()) => Reject(IA, "no end-of-archive marker");
