@@ -58,6 +58,15 @@ pub fn read_end(data: &[u8]) -> Result<Directory, ZipError> {
         if disk != 0 || cd_disk != 0 || on_disk != total {
             return Err(ZipError::at(ZipReason::MultiDisk, at.saturating_add(4)));
         }
+        // §2.2: where a locator would stand, a plain archive holds no locator signature
+        // (the tail of its last central header could): readers that look there first,
+        // as Python's zipfile does, would take the archive for ZIP64 and read it otherwise.
+        if let Some(loc_at) = at.checked_sub(LOCATOR_LEN)
+            && let Ok(l) = record(data, loc_at, 4, ZipReason::BadLocator)
+            && Fields(l).u32(0) == LOCATOR_SIG
+        {
+            return Err(ZipError::at(ZipReason::BadLocator, loc_at));
+        }
         return Ok(Directory {
             offset: u64::from(offset),
             size: u64::from(size),

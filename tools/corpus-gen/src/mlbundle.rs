@@ -145,6 +145,31 @@ fn bundle(recipe: Recipe, members: &[(&str, Vec<u8>)]) -> Zip {
     zip_of(&manifest_for(recipe, &refs), members)
 }
 
+/// A plain archive whose last central header (manifest.json, local order model.cbm,
+/// schema.json, manifest.json) carries the ZIP64 locator signature `50 4b 06 07` at
+/// `len - 42`: external attributes `0x064b5000` (no type bits, §2.9) and a local offset
+/// whose low byte is 7, found by growing the stored model.cbm (§2.2).
+fn central_header_holding_locator_signature() -> Vec<u8> {
+    for extra in 0..256 {
+        let mut z = bundle(
+            Recipe::Standalone(MemberName::ModelCbm),
+            &[("model.cbm", vec![b'C'; 4 + extra]), ("schema.json", SCHEMA.to_vec())],
+        );
+        z.members.rotate_left(1);
+        // Stored, so that each byte of model.cbm moves the manifest's local offset by one.
+        let model = z.members.remove(0).stored();
+        z.members.insert(0, model);
+        if let Some(m) = z.members.last_mut() {
+            m.external = 0x064b_5000;
+        }
+        let bytes = z.build().0;
+        if bytes.len() >= 42 && bytes.get(bytes.len() - 42..bytes.len() - 38) == Some(b"PK\x06\x07".as_slice()) {
+            return bytes;
+        }
+    }
+    Vec::new()
+}
+
 /// The standard valid bundle: manifest.json (0), model.onnx (1), schema.json (2).
 fn std_zip() -> Zip {
     bundle(Recipe::Standalone(MemberName::ModelOnnx), &std_members())
@@ -407,6 +432,11 @@ cases! {
         let (mut b, l) = built(std_zip());
         patch(&mut b, l.end + 16, &le32(u32::MAX));
         (b, ic(None, l.end))
+    };
+    locator_signature_in_central_header => {
+        let b = central_header_holding_locator_signature();
+        let at = b.len() as u64 - 42;
+        (b, ic(None, at))
     };
     zip64_locator_disk => {
         let mut z = std_zip();
