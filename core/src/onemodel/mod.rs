@@ -15,6 +15,7 @@ mod manifest;
 pub mod model;
 pub mod names;
 pub mod tensor;
+pub(crate) mod unique;
 pub mod writer;
 
 pub use error::{Error, ErrorKind};

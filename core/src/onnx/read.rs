@@ -9,6 +9,7 @@ use super::wire::{Field, Fields, Value, WireError};
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use crate::onemodel::tensor;
+use crate::onemodel::unique;
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -294,10 +295,10 @@ impl Decoder<'_> {
         }
         // The manifest rules of §2.1 and §2.8, so a converted model is one OneModel accepts.
         self.unique_opsets(&m.opsets, base)?;
-        let mut seen = alloc::collections::BTreeSet::new();
-        for f in &m.functions {
+        let duplicate = unique::duplicate_function(&m.functions);
+        for (i, f) in m.functions.iter().enumerate() {
             self.unique_opsets(&f.opsets, base)?;
-            if !seen.insert((f.domain.as_str(), f.name.as_str(), f.overload.as_str())) {
+            if duplicate == Some(i) {
                 return Err(self.error(
                     ErrorKind::Malformed,
                     base,
@@ -310,13 +311,10 @@ impl Decoder<'_> {
     }
 
     fn unique_opsets(&self, opsets: &[OperatorSet], at: usize) -> R<()> {
-        let mut seen = alloc::collections::BTreeSet::new();
-        for o in opsets {
-            if !seen.insert(crate::onemodel::manifest_domain(&o.domain)) {
-                return Err(self.error(ErrorKind::Malformed, at, "second operator set for one domain"));
-            }
+        match unique::duplicate_opset(opsets) {
+            Some(_) => Err(self.error(ErrorKind::Malformed, at, "second operator set for one domain")),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     pub(super) fn opset(&mut self, buf: &[u8], base: usize) -> R<OperatorSet> {

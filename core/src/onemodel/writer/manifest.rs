@@ -10,11 +10,10 @@ use crate::json::Writer;
 use crate::onemodel::base64;
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::header::MAX_FIELD;
-use crate::onemodel::manifest_domain;
 use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
 use crate::onemodel::tensor;
-use alloc::collections::BTreeSet;
+use crate::onemodel::unique;
 
 pub(super) struct ManifestWriter<'r, 'b> {
     pub(super) w: Writer,
@@ -84,12 +83,7 @@ impl ManifestWriter<'_, '_> {
         self.w.name("graph");
         self.table(Msg::Graph(&m.graph), 1);
         // §2.8: no two functions with the same (domain, name, overload).
-        let mut seen = BTreeSet::new();
-        if !m
-            .functions
-            .iter()
-            .all(|f| seen.insert((f.domain.as_str(), f.name.as_str(), f.overload.as_str())))
-        {
+        if unique::duplicate_function(&m.functions).is_some() {
             self.fail(
                 ErrorKind::Malformed,
                 "second function with this domain, name and overload",
@@ -442,8 +436,7 @@ impl ManifestWriter<'_, '_> {
 
     /// OperatorSet list (§2.1): versions 0..=2^63 − 1, one set per domain.
     fn opsets(&mut self, v: &[OperatorSet]) {
-        let mut domains = BTreeSet::new();
-        if !v.iter().all(|o| domains.insert(manifest_domain(&o.domain))) {
+        if unique::duplicate_opset(v).is_some() {
             self.fail(ErrorKind::Malformed, "second operator set for one domain");
         }
         self.list("opsets", v, |s, o| {
