@@ -301,10 +301,7 @@ mod tests {
         let d = tmp.path();
         std::fs::write(d.join("w.bin"), (0u8..32).collect::<Vec<_>>()).unwrap();
         assert_eq!(read_ext(d, &r("w.bin", 8, Some(4), 4)).unwrap(), [8, 9, 10, 11]);
-        assert_eq!(
-            read_external(d, &r("w.bin", 28, None, 4), &mut ExternalBudget::default(), &mut |_| {}).unwrap(),
-            [28, 29, 30, 31]
-        );
+        assert_eq!(read_ext(d, &r("w.bin", 28, None, 4)).unwrap(), [28, 29, 30, 31]);
         assert_eq!(
             read_ext(d, &r("w.bin", 30, Some(4), 4)).unwrap_err().0,
             ErrorKind::OutOfRange
@@ -324,9 +321,7 @@ mod tests {
         std::fs::write(d.join("secret.bin"), [1u8; 4]).unwrap();
         for loc in ["../secret.bin", "/etc/passwd", "a/../../secret.bin", "C:/x"] {
             assert_eq!(
-                read_external(&inner, &r(loc, 0, None, 4), &mut ExternalBudget::default(), &mut |_| {})
-                    .unwrap_err()
-                    .0,
+                read_ext(&inner, &r(loc, 0, None, 4)).unwrap_err().0,
                 ErrorKind::Malformed,
                 "{loc}"
             );
@@ -335,26 +330,12 @@ mod tests {
         {
             std::os::unix::fs::symlink(d.join("secret.bin"), inner.join("link.bin")).unwrap();
             assert_eq!(
-                read_external(
-                    &inner,
-                    &r("link.bin", 0, None, 4),
-                    &mut ExternalBudget::default(),
-                    &mut |_| {}
-                )
-                .unwrap_err()
-                .0,
+                read_ext(&inner, &r("link.bin", 0, None, 4)).unwrap_err().0,
                 ErrorKind::Malformed
             );
             std::fs::hard_link(d.join("secret.bin"), inner.join("hard.bin")).unwrap();
             assert_eq!(
-                read_external(
-                    &inner,
-                    &r("hard.bin", 0, None, 4),
-                    &mut ExternalBudget::default(),
-                    &mut |_| {}
-                )
-                .unwrap_err()
-                .0,
+                read_ext(&inner, &r("hard.bin", 0, None, 4)).unwrap_err().0,
                 ErrorKind::Malformed
             );
         }
