@@ -559,7 +559,7 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     let at = now_rfc3339();
     rewrite(
         &staged.join(MANIFEST),
-        stamped_manifest(&imported, &location, &from, &at).as_bytes(),
+        stamped_manifest(&imported, &location, &from, &at)?.as_bytes(),
     )?;
     let (json, md) = verification_record(&imported, &location, &at);
     rewrite(&staged.join("verification.json"), json.as_bytes())?;
@@ -601,34 +601,21 @@ fn host_name() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn set(members: &mut Vec<Member>, name: &str, value: Value) {
-    match members.iter_mut().find(|m| m.name == name) {
-        Some(m) => m.value = value,
-        None => members.push(member(name, value)),
-    }
-}
-
 /// §6.3: `archive.location`, `archive.host` and `archive.imported` set; every other member
-/// kept as a value. Canonical JSON plus LF.
-fn stamped_manifest(imported: &Imported, location: &Path, from: &Path, at: &str) -> String {
-    let mut doc = imported.manifest.document.clone();
-    if let Node::Object(members) = &mut doc.node
-        && let Some(archive) = members.iter_mut().find(|m| m.name == "archive")
-        && let Node::Object(archive) = &mut archive.value.node
-    {
-        set(archive, "location", string(&location.to_string_lossy()));
-        set(archive, "host", string(&host_name()));
-        let stamp = Value::new(Node::Object(vec![
-            member("at", string(at)),
-            member("file_sha256", string(&hex(&imported.tar_sha256))),
-            member("from_file", string(&from.to_string_lossy())),
-            member("mvb_format_version", string(&imported.marker.format_version)),
-        ]));
-        set(archive, "imported", stamp);
-    }
-    let mut text = json::to_canonical(&doc);
+/// kept. Canonical JSON plus LF, streamed from the manifest's bytes (no tree of it).
+fn stamped_manifest(imported: &Imported, location: &Path, from: &Path, at: &str) -> Result<String, MvbIoError> {
+    let location = string(&location.to_string_lossy());
+    let host = string(&host_name());
+    let stamp = Value::new(Node::Object(vec![
+        member("at", string(at)),
+        member("file_sha256", string(&hex(&imported.tar_sha256))),
+        member("from_file", string(&from.to_string_lossy())),
+        member("mvb_format_version", string(&imported.marker.format_version)),
+    ]));
+    let set = [("location", &location), ("host", &host), ("imported", &stamp)];
+    let mut text = imported.manifest.stamped(&set, crate::hash_key())?;
     text.push('\n');
-    text
+    Ok(text)
 }
 
 /// §6.3: the verification record of the pass just done.

@@ -3,13 +3,17 @@
 //!
 //! - [`Parser`]: pull API, events with byte offsets.
 //! - [`parse`] / [`validate`]: the whole document into a [`Value`], or checked only.
+//! - [`parse_kept`]: checked whole, with only the parts a [`Keep`] schema names built.
 //! - [`Cursor`]: typed reads that name the JSON path of a failure.
-//! - [`Writer`] / [`to_canonical`]: the canonical writer.
+//! - [`Writer`] / [`to_canonical`]: the canonical writer; [`canonical_with_members`]: a
+//!   document's canonical text with members of one object set, streamed.
 
 mod error;
 mod keys;
 mod number;
 mod path;
+mod prune;
+mod rewrite;
 mod siphash;
 mod text;
 mod tokenizer;
@@ -20,6 +24,8 @@ mod writer;
 pub use error::{Error, ErrorKind, Expected, Message, Reason, Utf8Problem};
 pub use number::{IntError, Number, lexeme_to_i64, lexeme_to_u64};
 pub use path::{Cursor, FieldError, Problem};
+pub use prune::{Keep, parse_kept};
+pub use rewrite::canonical_with_members;
 pub use siphash::siphash13;
 pub use text::Text;
 pub(crate) use tokenizer::Sink;

@@ -166,14 +166,14 @@ struct Open {
 /// Children of the open containers, innermost last. Each container's children move into
 /// a vector of exactly their number when it closes, so a container costs one allocation.
 #[derive(Default)]
-struct Pending {
+pub(super) struct Pending {
     open: Vec<Open>,
     items: Vec<Value>,
     members: Vec<Member>,
 }
 
 impl Pending {
-    fn start(&mut self, offset: usize, name: Option<(Text, usize)>, object: bool) {
+    pub(super) fn start(&mut self, offset: usize, name: Option<(Text, usize)>, object: bool) {
         let first = if object { self.members.len() } else { self.items.len() };
         self.open.push(Open {
             offset,
@@ -184,7 +184,7 @@ impl Pending {
     }
 
     /// Closes the innermost container: its value and the name it goes under.
-    fn finish(&mut self) -> Option<(Value, Option<(Text, usize)>)> {
+    pub(super) fn finish(&mut self) -> Option<(Value, Option<(Text, usize)>)> {
         let open = self.open.pop()?;
         let node = if open.object {
             Node::Object(children(&mut self.members, open.first))
@@ -202,7 +202,7 @@ impl Pending {
 
     /// Adds a finished value to the innermost container, or hands it back when none is
     /// open (it is the whole document).
-    fn attach(&mut self, value: Value, name: Option<(Text, usize)>) -> Option<Value> {
+    pub(super) fn attach(&mut self, value: Value, name: Option<(Text, usize)>) -> Option<Value> {
         match (self.open.last(), name) {
             (None, _) => return Some(value),
             (Some(o), Some((name, name_offset))) if o.object => self.members.push(Member {
@@ -278,16 +278,24 @@ impl<'a> Sink<'a> for Builder {
 
     #[inline(always)]
     fn scalar(&mut self, at: usize, token: Token<'a>) {
-        let node = match token {
-            Token::String(s) => Node::String(Text::new(&s.value())),
-            Token::Number(n) => Node::Number(Number::from_lexeme(n.raw())),
-            Token::Bool(b) => Node::Bool(b),
-            Token::Null => Node::Null,
-            // `scalar` never gets a container token or a name; listed so that a new token
-            // kind has to be placed here.
-            Token::StartObject | Token::EndObject | Token::StartArray | Token::EndArray | Token::Name(_) => Node::Null,
-        };
-        self.attach(Value { offset: at, node });
+        self.attach(Value {
+            offset: at,
+            node: scalar_node(token),
+        });
+    }
+}
+
+/// The node of a scalar token (a string, number or literal value).
+#[inline(always)]
+pub(super) fn scalar_node(token: Token<'_>) -> Node {
+    match token {
+        Token::String(s) => Node::String(Text::new(&s.value())),
+        Token::Number(n) => Node::Number(Number::from_lexeme(n.raw())),
+        Token::Bool(b) => Node::Bool(b),
+        Token::Null => Node::Null,
+        // Sinks never get a container token or a name as a scalar; listed so that a new
+        // token kind has to be placed here.
+        Token::StartObject | Token::EndObject | Token::StartArray | Token::EndArray | Token::Name(_) => Node::Null,
     }
 }
 

@@ -6,7 +6,7 @@ use super::hash::{ALGORITHM, covers};
 use super::limits::MvbLimits;
 use crate::Location;
 use crate::archive_path::{PathLimits, PathSet, normalize};
-use crate::json::{self, Cursor, FieldError, Limits, Problem, Value};
+use crate::json::{self, Cursor, FieldError, Keep, Limits, Problem, Value};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -57,8 +57,11 @@ pub struct Manifest {
     pub date_archived: String,
     /// `archive.date_archived` in whole seconds since the epoch (the tar mtime, §2.3).
     pub mtime: u64,
-    /// The whole document (kept for the import rewrite, §6.3).
-    pub document: Value,
+    /// The members of §1.2 as [`json::parse_kept`] keeps them (with their offsets, for
+    /// locations); every other member is checked and dropped (§1.2, memory).
+    pub fields: Value,
+    /// The document's bytes, which the import rewrite streams from (§6.3).
+    pub text: Vec<u8>,
 }
 
 fn rule(c: &Cursor<'_, '_>, what: &'static str) -> FieldError {
@@ -212,6 +215,32 @@ pub fn value_offset(doc: &Value, names: &[&str], index: Option<usize>) -> Option
     u64::try_from(v.offset).ok()
 }
 
+/// Parses `manifest.json` strictly, keeping only the members §1.2 reads (§1.2, memory):
+/// `inventory.files` keeps at most `max_entries + 1` elements, enough for its count rule.
+fn parse_fields(bytes: &[u8], limits: Limits, key: [u64; 2], max_entries: u64) -> Result<Value, MvbError> {
+    use Keep::{Items, Members, Shape};
+    let entry = [("path", Shape), ("size", Shape), ("sha256", Shape)];
+    let file = Members(&entry);
+    let most = usize::try_from(max_entries).unwrap_or(usize::MAX).saturating_add(1);
+    let layout = [("payload_root", Shape)];
+    let hash = [("algorithm", Shape), ("value", Shape), ("covers", Shape)];
+    let inventory = [
+        ("layout", Members(&layout)),
+        ("files", Items(most, &file)),
+        ("bundle_hash", Members(&hash)),
+    ];
+    let archive = [("date_archived", Shape)];
+    let root = [
+        ("schema_version", Shape),
+        ("kind", Shape),
+        ("artifact_type", Shape),
+        ("bundle_id", Shape),
+        ("inventory", Members(&inventory)),
+        ("archive", Members(&archive)),
+    ];
+    json::parse_kept(bytes, limits, key, Members(&root)).map_err(|e| MvbError::from_json(&e, MANIFEST))
+}
+
 impl Manifest {
     /// Parses `manifest.json` (§1.2). `key` keys the duplicate tables.
     pub fn parse(bytes: &[u8], limits: &MvbLimits, key: [u64; 2]) -> Result<Manifest, MvbError> {
@@ -228,7 +257,7 @@ impl Manifest {
             max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
             max_depth: MANIFEST_DEPTH,
         };
-        let document = json::parse_keyed(bytes, json_limits, key).map_err(|e| MvbError::from_json(&e, MANIFEST))?;
+        let document = parse_fields(bytes, json_limits, key, limits.max_entries)?;
         let root = Cursor::root(&document, "manifest");
         let bad = |e: FieldError| MvbError::from_field(MvbKind::InvalidManifest, &e, MANIFEST);
         // §1.2: the record version first, so a newer major is reported as such.
@@ -270,8 +299,21 @@ impl Manifest {
             bundle_hash,
             date_archived,
             mtime,
-            document,
+            fields: document,
+            text: bytes.to_vec(),
         })
+    }
+
+    /// The canonical text of the whole document with the members `set` of `archive`
+    /// given their values, in place or appended (§6.3), streamed from [`Manifest::text`]
+    /// so that no tree of the document is built.
+    pub fn stamped(&self, set: &[(&str, &Value)], key: [u64; 2]) -> Result<String, MvbError> {
+        let limits = Limits {
+            max_bytes: self.text.len(),
+            max_depth: MANIFEST_DEPTH,
+        };
+        json::canonical_with_members(&self.text, limits, key, &["archive"], set)
+            .map_err(|e| MvbError::from_json(&e, MANIFEST))
     }
 
     /// Sum of the inventory's sizes (saturating).
@@ -288,7 +330,7 @@ impl Manifest {
     /// Offset in `manifest.json` of the value at member path `names`, then array element
     /// `index` (for locations, §9).
     pub fn value_offset(&self, names: &[&str], index: Option<usize>) -> Option<u64> {
-        value_offset(&self.document, names, index)
+        value_offset(&self.fields, names, index)
     }
 
     /// The bundle hash recomputed from the inventory's own lines (§1.4).

@@ -1,0 +1,62 @@
+//! A parsed `manifest.json` holds only the members `spec/mvb.md` §1.2 reads, so its memory
+//! is bounded by them and by the limits, not by how many elements the rest of the document
+//! has (§4, memory): before, a dense array anywhere in the manifest cost some 80 bytes of
+//! heap per two bytes of text. The import rewrite (§6.3) streams from the text.
+
+use modelgate_core::json::{Node, Value};
+use modelgate_core::mvb::{Manifest, MvbLimits, covers};
+
+mod common;
+
+#[global_allocator]
+static GLOBAL: common::Counting = common::Counting;
+
+const KEY: [u64; 2] = [1, 2];
+const HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// A valid manifest (the bundle hash is not checked by the parse) with `junk` as an extra
+/// root member and `files` as the inventory list.
+fn manifest(junk: &str, files: &str) -> String {
+    format!(
+        r#"{{"schema_version":"1.6.0","kind":"darsay.bundle","artifact_type":"model","bundle_id":"b","junk":{junk},"inventory":{{"layout":{{"payload_root":"model/"}},"files":{files},"bundle_hash":{{"algorithm":"sha256-of-sorted-sha256-lines","value":"{HASH}","covers":"{}"}}}},"archive":{{"date_archived":"2025-06-01T12:00:00Z","n":[{junk}]}}}}"#,
+        covers("model")
+    )
+}
+
+/// `[0,0,…]` of `n` elements: two bytes each.
+fn zeros(n: usize) -> String {
+    let mut s = "0,".repeat(n);
+    s.pop();
+    format!("[{s}]")
+}
+
+/// One test, so that one measurement runs at a time in this binary.
+#[test]
+fn manifest_memory_is_bounded_by_the_members_read() {
+    // §1.2: 4 M elements outside the members read cost their text once (kept for §6.3).
+    let files = format!(r#"[{{"path":"model/a","size":1,"sha256":"{HASH}"}}]"#);
+    let text = manifest(&zeros(2 << 20), &files);
+    let (m, peak) = common::peak_of(|| Manifest::parse(text.as_bytes(), &MvbLimits::DEFAULT, KEY));
+    let m = m.unwrap();
+    assert_eq!(m.files.len(), 1);
+    assert!(peak < text.len() + (1 << 20), "parse peak {peak} for {} text bytes", text.len());
+
+    // §6.3: the stamped text is streamed: the output and its growth, no tree.
+    let stamp = Value::new(Node::String("here".into()));
+    let (stamped, peak) = common::peak_of(|| m.stamped(&[("location", &stamp)], KEY));
+    let stamped = stamped.unwrap();
+    assert!(stamped.contains(r#""n":[[0,0,"#) && stamped.ends_with(r#""location":"here"}}"#));
+    assert!(peak < 3 * text.len(), "stamp peak {peak} for {} text bytes", text.len());
+
+    // §4.7: an inventory list of 4 M tiny elements keeps max_entries + 1 of them, enough
+    // for its count rule, and is rejected by that rule.
+    let text = manifest("0", &zeros(4 << 20));
+    let limits = MvbLimits {
+        max_entries: 1000,
+        ..MvbLimits::DEFAULT
+    };
+    let (e, peak) = common::peak_of(|| Manifest::parse(text.as_bytes(), &limits, KEY));
+    let e = e.unwrap_err();
+    assert_eq!(e.location.path.as_deref(), Some("manifest.inventory.files"), "{e:?}");
+    assert!(peak < (1 << 20), "peak {peak} for {} text bytes", text.len());
+}
