@@ -234,9 +234,15 @@ impl PackageCheck {
                 max_bytes: usize::try_from(self.limits.max_json_bytes).unwrap_or(usize::MAX),
                 max_depth: self.limits.max_json_depth,
             };
-            let doc = json::parse_keyed(&buf, limits, self.hash_key).map_err(|e| json_error(&e, &cur.path))?;
+            let err = |e: json::Error| json_error(&e, &cur.path);
+            // §3.3.1: every JSON file is checked; only the contract and the pipeline, whose
+            // rules read them, are built into values (a value costs some 60 bytes per
+            // element at its peak, a check nothing beyond the buffered bytes).
             if !cur.path.contains('/') && (is_contract_name(&cur.path) || cur.path == PIPELINE_FILE) {
+                let doc = json::parse_keyed(&buf, limits, self.hash_key).map_err(err)?;
                 self.docs.insert(cur.path, doc);
+            } else {
+                json::validate_keyed(&buf, limits, self.hash_key).map_err(err)?;
             }
         }
         Ok(())

@@ -1,10 +1,16 @@
-//! A parsed `manifest.json` holds only the members `spec/mvb.md` §1.2 reads, so its memory
-//! is bounded by them and by the limits, not by how many elements the rest of the document
-//! has (§4, memory): before, a dense array anywhere in the manifest cost some 80 bytes of
-//! heap per two bytes of text. The import rewrite (§6.3) streams from the text.
+//! JSON that no rule reads whole is not built into a value (a value costs some 60 bytes of
+//! heap per element at its peak, and `[0,0,…]` has one element per two bytes):
+//! - a parsed mvb `manifest.json` holds only the members `spec/mvb.md` §1.2 reads, so its
+//!   memory is bounded by them and by the limits (§4, memory), and the import rewrite
+//!   (§6.3) streams from the text;
+//! - an MPK package's JSON files other than the contract and the pipeline are checked
+//!   without a value (`spec/mpk.md` §3.3.1).
 
+use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::{Node, Value};
+use modelgate_core::mpk::{MpkLimits, Registry, check_tar_gz};
 use modelgate_core::mvb::{Manifest, MvbLimits, covers};
+use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
 
 mod common;
 
@@ -30,9 +36,42 @@ fn zeros(n: usize) -> String {
     format!("[{s}]")
 }
 
+/// A valid MPK package whose stage config `pre_config.json` is `config`.
+fn package(config: &str) -> Vec<u8> {
+    let stage = |id: u8, name: &str, processor: &str, kernel: &str, dep: &str| {
+        format!(
+            r#"{{"sequence_id":{id},"name":"{name}","pluginId":"p","configPath":"{name}_config.json","processor":"{processor}","kernel":"{kernel}","dependencies":["{dep}"]}}"#
+        )
+    };
+    let pipeline = format!(
+        r#"{{"pipelines":[{{"sequence":[{},{}]}}]}}"#,
+        stage(1, "pre", "EV74", "cast", "decoder"),
+        stage(2, "mla_0", "MLA", "mla_inference", "pre")
+    );
+    let contract = r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"mla_0","processor":"MLA","executable":"m.elf"}]}"#;
+    let mut w = TarWriter::new(Flavor::Gnu);
+    for (path, data) in [
+        ("mpk.json", contract.as_bytes()),
+        ("pipeline_sequence.json", pipeline.as_bytes()),
+        ("pre_config.json", config.as_bytes()),
+        ("mla_0_config.json", b"{}".as_slice()),
+        ("m.elf", b"\x7fELF".as_slice()),
+    ] {
+        w.append_file(path.as_bytes(), data, &FileMeta::FIXED).unwrap();
+    }
+    write_gzip(&w.finish(), usize::MAX).unwrap()
+}
+
 /// One test, so that one measurement runs at a time in this binary.
 #[test]
-fn manifest_memory_is_bounded_by_the_members_read() {
+fn json_that_no_rule_reads_whole_is_not_built() {
+    // spec/mpk.md §3.3.1: a 4 MiB stage config of 2 M elements is checked, not built.
+    let config = zeros(2 << 20);
+    let pkg = package(&config);
+    let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
+    checked.unwrap();
+    assert!(peak < 2 * config.len() + (4 << 20), "MPK peak {peak} for a {}-byte config", config.len());
+
     // §1.2: 4 M elements outside the members read cost their text once (kept for §6.3).
     let files = format!(r#"[{{"path":"model/a","size":1,"sha256":"{HASH}"}}]"#);
     let text = manifest(&zeros(2 << 20), &files);
