@@ -1,9 +1,11 @@
 //! Strict JSON (`spec/json.md`): never panics; accepted input re-serialises canonically and
-//! parses to the same value; the pull parser, `validate` and `parse` agree; limits hold.
+//! parses to the same value; the pull parser, `validate` and `parse` agree; limits hold;
+//! `parse_kept` fails as `parse` does and keeps what the schema names (§8.1); the streamed
+//! rewrite gives the bytes of setting the members on the tree (§9.4).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::json::{self, Limits, Parser};
+use modelgate_core::json::{self, Keep, Limits, Member, Node, Parser, Value};
 
 fuzz_target!(|data: &[u8]| {
     // The first byte picks a small depth limit so that limit errors are reached too.
@@ -24,6 +26,9 @@ fuzz_target!(|data: &[u8]| {
     }
     assert!(pull_depth <= depth, "depth limit exceeded");
 
+    check_kept(input, limits, parsed.as_ref());
+    check_rewrite(input, limits, parsed.as_ref());
+
     if let Ok(value) = parsed {
         let canonical = json::to_canonical(&value);
         let again = json::parse(canonical.as_bytes(), limits).expect("canonical text must parse");
@@ -32,3 +37,74 @@ fuzz_target!(|data: &[u8]| {
         assert!(canonical.len() <= input.len(), "canonical text is never longer than the input");
     }
 });
+
+const ITEM: [(&str, Keep<'static>); 2] = [("a", Keep::Shape), ("b", Keep::Items(1, &Keep::Shape))];
+const NESTED: [(&str, Keep<'static>); 2] = [("a", Keep::Items(2, &Keep::Members(&ITEM))), ("c", Keep::Members(&ITEM))];
+const SCHEMA: Keep<'static> = Keep::Members(&NESTED);
+
+/// The reference pruning: what `parse_kept` must keep of the whole value.
+fn prune(v: &Value, keep: Keep<'_>) -> Value {
+    let node = match (&v.node, keep) {
+        (Node::Object(members), Keep::Members(list)) => Node::Object(
+            members
+                .iter()
+                .filter_map(|m| {
+                    let (_, k) = list.iter().find(|(n, _)| *n == m.name.as_str())?;
+                    Some(Member { name: m.name.clone(), name_offset: m.name_offset, value: prune(&m.value, *k) })
+                })
+                .collect(),
+        ),
+        (Node::Array(items), Keep::Items(max, item)) => Node::Array(items.iter().take(max).map(|i| prune(i, *item)).collect()),
+        (Node::Object(_), _) => Node::Object(Vec::new()),
+        (Node::Array(_), _) => Node::Array(Vec::new()),
+        (scalar, _) => scalar.clone(),
+    };
+    Value { offset: v.offset, node }
+}
+
+/// Offsets too, which `Value` equality leaves out.
+fn same(a: &Value, b: &Value) -> bool {
+    a.offset == b.offset
+        && match (&a.node, &b.node) {
+            (Node::Object(x), Node::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter().zip(y).all(|(m, n)| m.name == n.name && m.name_offset == n.name_offset && same(&m.value, &n.value))
+            }
+            (Node::Array(x), Node::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(m, n)| same(m, n)),
+            (x, y) => x == y,
+        }
+}
+
+fn check_kept(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Error>) {
+    let kept = json::parse_kept(input, limits, [9, 9], SCHEMA);
+    match (parsed, kept) {
+        (Ok(whole), Ok(kept)) => assert!(same(&prune(whole, SCHEMA), &kept), "parse_kept keeps other parts"),
+        (Err(a), Err(b)) => assert_eq!(*a, b, "parse_kept fails differently"),
+        _ => panic!("parse_kept and parse disagree on acceptance"),
+    }
+}
+
+fn check_rewrite(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Error>) {
+    let x = Value::new(Node::String("x\n\u{1}".into()));
+    let y = Value::new(Node::Array(vec![Value::new(Node::Null)]));
+    let set: [(&str, &Value); 2] = [("a", &x), ("b", &y)];
+    let got = json::canonical_with_members(input, limits, [7, 7], &["c"], &set);
+    let (whole, got) = match (parsed, got) {
+        (Err(a), Err(b)) => return assert_eq!(*a, b, "the rewrite fails differently"),
+        (Ok(whole), Ok(got)) => (whole, got),
+        _ => panic!("the rewrite and parse disagree on acceptance"),
+    };
+    let mut v = whole.clone();
+    if let Node::Object(members) = &mut v.node
+        && let Some(c) = members.iter_mut().find(|m| m.name == "c")
+        && let Node::Object(inner) = &mut c.value.node
+    {
+        for (name, value) in set {
+            match inner.iter_mut().find(|m| m.name == name) {
+                Some(m) => m.value = value.clone(),
+                None => inner.push(Member { name: name.into(), name_offset: 0, value: value.clone() }),
+            }
+        }
+    }
+    assert_eq!(got, json::to_canonical(&v), "the rewrite differs from setting the members on the tree");
+}
