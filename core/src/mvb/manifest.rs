@@ -257,8 +257,8 @@ impl Manifest {
             max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
             max_depth: MANIFEST_DEPTH,
         };
-        let document = parse_fields(bytes, json_limits, key, limits.max_entries)?;
-        let root = Cursor::root(&document, "manifest");
+        let kept = parse_fields(bytes, json_limits, key, limits.max_entries)?;
+        let root = Cursor::root(&kept, "manifest");
         let bad = |e: FieldError| MvbError::from_field(MvbKind::InvalidManifest, &e, MANIFEST);
         // §1.2: the record version first, so a newer major is reported as such.
         let schema_version = schema_version(&root.field("schema_version").map_err(bad)?, MANIFEST)?;
@@ -299,7 +299,7 @@ impl Manifest {
             bundle_hash,
             date_archived,
             mtime,
-            fields: document,
+            fields: kept,
             text: bytes.to_vec(),
         })
     }
