@@ -4,6 +4,7 @@ use super::admission::Models;
 use super::error::{Error, ErrorKind};
 use super::manifest::{IntegrityRecord, Manifest, Recipe};
 use super::names::{ALL, MemberName};
+use super::version::reexport_hint;
 use crate::Location;
 use alloc::format;
 
@@ -14,8 +15,18 @@ fn manifest_path(path: &str) -> Location {
 }
 
 /// §6.2: the recipe equals the admitted models; schema present; structure and samples
-/// present exactly when referenced. `present(name)` says whether a member exists.
+/// present exactly when referenced. `present(name)` says whether a member exists. A
+/// disagreement is a manifest-validation failure after the identity passed, so its message
+/// carries the re-export hint of §5.7 when the manifest's writer version is another one.
 pub fn check_agreement(manifest: &Manifest, models: Models, present: impl Fn(MemberName) -> bool) -> Result<(), Error> {
+    let hint = reexport_hint(Some(&manifest.writer_version));
+    agreement(manifest, models, present).map_err(|mut e| {
+        e.message.push_str(&hint);
+        e
+    })
+}
+
+fn agreement(manifest: &Manifest, models: Models, present: impl Fn(MemberName) -> bool) -> Result<(), Error> {
     let agrees = matches!(
         (manifest.recipe, models),
         (Recipe::Standalone(a), Models::One(b)) | (Recipe::Composite(a), Models::SkopsWith(b)) if a == b

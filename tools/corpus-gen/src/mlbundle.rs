@@ -1015,6 +1015,13 @@ cases! {
     manifest_reexport_hint_other_writer => (std_manifest_edit(
         &format!("\"writer_version\":\"{}\"", modelgate_core::mlbundle::READER_VERSION),
         "\"writer_version\":\"0.0.9\",\"x\":1"), im(71));
+    manifest_reexport_hint_recipe_disagrees => {
+        let text = std_manifest()
+            .replacen(&format!("\"writer_version\":\"{}\"", modelgate_core::mlbundle::READER_VERSION),
+                "\"writer_version\":\"0.0.9\"", 1)
+            .replacen("[\"model.onnx\"]", "[\"model.cbm\"]", 1);
+        (built(zip_of(&text, &std_members())).0, im_path())
+    };
 
     // --------------------------------------------------------------- versions (§5.3)
     format_version_2 => (std_manifest_edit("\"format_version\":\"1\"", "\"format_version\":\"2\""), unsupported(38));
@@ -1123,6 +1130,24 @@ mod tests {
                  format 1 is not frozen, re-export the bundle with this version",
                 modelgate_core::mlbundle::READER_VERSION
             )
+        );
+    }
+
+    #[test]
+    fn reexport_hint_on_recipe_disagreement() {
+        // §5.7: the agreement of §6.2 is manifest validation too.
+        assert_eq!(
+            message("manifest_reexport_hint_recipe_disagrees"),
+            format!(
+                "recipe does not match the model members in the archive; written by writer version \
+                 0.0.9 (this reader is {}): format 1 is not frozen, re-export the bundle with this version",
+                modelgate_core::mlbundle::READER_VERSION
+            )
+        );
+        // The reader's own version keeps the generic message.
+        assert_eq!(
+            message("manifest_recipe_disagrees_with_members"),
+            "recipe does not match the model members in the archive"
         );
     }
 
