@@ -129,3 +129,49 @@ fn corpus_check_passes_on_the_bundled_corpus() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.ends_with(" passed, 0 failed\n"), "{text}");
 }
+
+#[cfg(unix)]
+#[test]
+fn corpus_check_walks_a_folder_named_through_a_link() {
+    // A folder named on the command line through a link is walked: before, it was passed
+    // over and the run reported `0 passed, 0 failed` with exit 0, a pass of nothing.
+    let d = scratch("corpus_link");
+    let real = d.join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    let bad = write(&real, "valid-not-really.json", b"[1,]");
+    std::os::unix::fs::symlink(&real, d.join("link")).unwrap();
+    let link = d.join("link");
+    let out = corpus_check(&[link.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let through_link = bad.replace("/real/", "/link/");
+    assert_eq!(
+        text,
+        format!(
+            "{through_link}: expected valid, got rejected (json) InvalidJSON: unexpected byte, expected a value (byte 3)\n\
+             0 passed, 1 failed\n"
+        )
+    );
+    // Below the root, a link to a file is checked through the link, one that leads nowhere
+    // is an I/O error of that file, and a link to a folder is not walked.
+    let inner = scratch("corpus_link_inner");
+    let linked = inner.join("valid-linked.json");
+    std::os::unix::fs::symlink(&bad, &linked).unwrap();
+    let dangling = inner.join("valid-dangling.json");
+    std::os::unix::fs::symlink(inner.join("nowhere"), &dangling).unwrap();
+    std::os::unix::fs::symlink(&real, inner.join("folder-link")).unwrap();
+    let out = corpus_check(&[inner.to_str().unwrap()]);
+    let text = stdout(&out);
+    let lines: Vec<_> = text.lines().collect();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with(&format!("{}: expected valid, got I/O error", dangling.display())),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("{}: expected valid, got rejected (json)", linked.display())),
+        "{text}"
+    );
+    assert_eq!(lines[2], "0 passed, 2 failed");
+}

@@ -56,23 +56,39 @@ pub enum Got {
 }
 
 /// Every candidate corpus file under `roots`, recursively, sorted by path.
+///
+/// A root is what the user named, so a link there is followed: a folder given through a
+/// link is walked, not passed over as an empty corpus. Below the roots a link is a file of
+/// the corpus like any other: a link to a regular file is checked as `modelgate check` would
+/// check it (through the link), one that cannot be followed is checked and reported as an
+/// I/O error, and a link to a folder is not walked (a link back up would make the walk
+/// endless).
 pub fn collect(roots: &[PathBuf]) -> io::Result<Vec<(PathBuf, Expected)>> {
     let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = roots.to_vec();
-    while let Some(p) = stack.pop() {
-        let meta = std::fs::symlink_metadata(&p)?;
-        if meta.is_dir() {
-            for entry in std::fs::read_dir(&p)? {
-                stack.push(entry?.path());
+    let mut stack: Vec<(PathBuf, bool)> = roots.iter().map(|r| (r.clone(), true)).collect();
+    while let Some((p, root)) = stack.pop() {
+        let own = std::fs::symlink_metadata(&p)?;
+        let link = own.file_type().is_symlink();
+        let target = if link { std::fs::metadata(&p) } else { Ok(own) };
+        match target {
+            Ok(meta) if meta.is_dir() => {
+                if root || !link {
+                    for entry in std::fs::read_dir(&p)? {
+                        stack.push((entry?.path(), false));
+                    }
+                }
+                continue;
             }
-        } else if meta.is_file() {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if let Some(e) = expectation(&name) {
-                out.push((p, e));
-            }
+            Ok(meta) if !meta.is_file() => continue,
+            Err(e) if root => return Err(e),
+            _ => {}
+        }
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(e) = expectation(&name) {
+            out.push((p, e));
         }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
