@@ -5,11 +5,27 @@ use modelgate_core::json::Writer;
 use modelgate_core::{Location, Rejection};
 use modelgate_io::check::{self, CheckError, Format};
 use modelgate_io::corpus::{self, Expected, Got};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Exit status for usage and I/O errors.
 const USAGE_OR_IO: u8 = 2;
+
+/// Writes one line of results to standard output. A failed write (a closed pipe, a full
+/// disk) is an I/O error: the caller stops with exit 2 instead of panicking (exit 101) as
+/// `println!` does, so a result that never arrived cannot pass for one that did.
+fn emit(line: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{line}")?;
+    out.flush()
+}
+
+/// The exit of a command whose results could not be written.
+fn output_failed(program: &str, e: &io::Error) -> ExitCode {
+    eprintln!("{program}: cannot write the results: {e}");
+    ExitCode::from(USAGE_OR_IO)
+}
 
 /// `modelgate check [--format F] [--json] FILE...`: one line per file, exit 0 when all
 /// are accepted, 1 when any is rejected, 2 for usage or I/O errors.
@@ -46,16 +62,20 @@ pub fn check(files: &[PathBuf], format: Option<&str>, json: bool) -> ExitCode {
         };
         let outcome = format.check(file, &mut |done, total| progress.update(done, total));
         progress.clear();
-        match outcome {
+        let printed = match outcome {
             Ok(()) => print_result(file, format, None, json),
             Err(CheckError::Rejected(r)) => {
                 rejected = true;
-                print_result(file, format, Some(&r), json);
+                print_result(file, format, Some(&r), json)
             }
             Err(CheckError::Io(e)) => {
                 eprintln!("{}: {e}", file.display());
                 failed = true;
+                Ok(())
             }
+        };
+        if let Err(e) = printed {
+            return output_failed("modelgate", &e);
         }
     }
     if failed {
@@ -101,14 +121,14 @@ pub fn inspect(file: &std::path::Path, format: Option<&str>, json: bool) -> Exit
             );
             ExitCode::from(USAGE_OR_IO)
         }
-        Some(Ok(text)) => {
-            println!("{text}");
-            ExitCode::SUCCESS
-        }
-        Some(Err(CheckError::Rejected(r))) => {
-            print_result(file, format, Some(&r), json);
-            ExitCode::from(1)
-        }
+        Some(Ok(text)) => match emit(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => output_failed("modelgate", &e),
+        },
+        Some(Err(CheckError::Rejected(r))) => match print_result(file, format, Some(&r), json) {
+            Ok(()) => ExitCode::from(1),
+            Err(e) => output_failed("modelgate", &e),
+        },
         Some(Err(CheckError::Io(e))) => {
             eprintln!("{}: {e}", file.display());
             ExitCode::from(USAGE_OR_IO)
@@ -116,14 +136,18 @@ pub fn inspect(file: &std::path::Path, format: Option<&str>, json: bool) -> Exit
     }
 }
 
-fn print_result(file: &std::path::Path, format: &dyn Format, rejection: Option<&Rejection>, json: bool) {
+fn print_result(
+    file: &std::path::Path,
+    format: &dyn Format,
+    rejection: Option<&Rejection>,
+    json: bool,
+) -> io::Result<()> {
     let name = file.display().to_string();
     if !json {
-        match rejection {
-            None => println!("{name}: ok ({})", format.name()),
-            Some(r) => println!("{name}: rejected ({}) {r}", format.name()),
-        }
-        return;
+        return match rejection {
+            None => emit(&format!("{name}: ok ({})", format.name())),
+            Some(r) => emit(&format!("{name}: rejected ({}) {r}", format.name())),
+        };
     }
     let mut w = Writer::new();
     w.begin_object()
@@ -146,7 +170,7 @@ fn print_result(file: &std::path::Path, format: &dyn Format, rejection: Option<&
         }
     }
     w.end_object();
-    println!("{}", w.finish());
+    emit(&w.finish())
 }
 
 fn location_json(w: &mut Writer, loc: &Location) {
@@ -196,12 +220,16 @@ pub fn corpus_check(dirs: &[PathBuf]) -> ExitCode {
                     Err(Got::NoFormat) => "no format matches this file".to_string(),
                     Err(Got::Io(e)) => format!("I/O error: {e}"),
                 };
-                println!("{}: expected {want}, got {got}", m.path.display());
+                if let Err(e) = emit(&format!("{}: expected {want}, got {got}", m.path.display())) {
+                    return output_failed("corpus-check", &e);
+                }
             }
         }
     }
     progress.clear();
-    println!("{passed} passed, {failed} failed");
+    if let Err(e) = emit(&format!("{passed} passed, {failed} failed")) {
+        return output_failed("corpus-check", &e);
+    }
     if failed > 0 {
         ExitCode::from(1)
     } else {

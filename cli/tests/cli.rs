@@ -175,3 +175,33 @@ fn corpus_check_walks_a_folder_named_through_a_link() {
     );
     assert_eq!(lines[2], "0 passed, 2 failed");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn results_that_cannot_be_written_exit_2() {
+    // A failed write of the results is an I/O error (exit 2), not a panic (exit 101).
+    let d = scratch("stdout_full");
+    let ok = write(&d, "a.json", b"[]");
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let run = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .stdout(full())
+            .output()
+            .unwrap()
+    };
+    let modelgate = env!("CARGO_BIN_EXE_modelgate");
+    for args in [
+        &["check", &ok][..],
+        &["check", "--json", &ok],
+        &["corpus-check", d.to_str().unwrap()],
+    ] {
+        let out = run(modelgate, args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("cannot write the results"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let out = run(env!("CARGO_BIN_EXE_corpus-check"), &[d.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
