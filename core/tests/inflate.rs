@@ -819,3 +819,27 @@ fn inflate_output_before_failure_handed_out_whatever_the_split() {
     assert_eq!(whole_out, b"hello");
     assert_eq!(bytes_out, b"hello");
 }
+
+/// §2.8, §2.5: a stream that ends short of its exact size in the call that writes its last
+/// bytes hands those bytes out before `TooShort`, as when the end arrives a byte later.
+#[test]
+fn inflate_output_before_too_short_handed_out_whatever_the_split() {
+    let stream = stored(b"hello", true);
+    let mut whole_out = Vec::new();
+    let whole = inflate_exact(&stream, 6, None, false, |c| whole_out.extend_from_slice(c)).unwrap_err();
+    let mut engine = Inflater::new(OutputBound::Exact(6), false);
+    let mut bytes_out = Vec::new();
+    let mut bytewise = None;
+    for (i, b) in stream.iter().enumerate() {
+        if let Err(e) = engine.feed(std::slice::from_ref(b), i + 1 < stream.len(), |c| {
+            bytes_out.extend_from_slice(c)
+        }) {
+            bytewise = Some(e);
+            break;
+        }
+    }
+    assert_eq!(whole, err(InflateReason::TooShort, 10));
+    assert_eq!(bytewise, Some(whole));
+    assert_eq!(whole_out, b"hello");
+    assert_eq!(bytes_out, b"hello");
+}

@@ -274,21 +274,14 @@ impl Inflater {
         }
         let ended = match status_outcome(status) {
             Ok(ended) => ended,
-            // spec/inflate.md §2.8: output written before the failure is handed out first,
-            // so what a caller sees before an error does not depend on how input was split.
-            Err(reason) if written > 0 => {
-                self.emit(written, produced);
-                self.phase = Phase::FailNext(InflateError::new(reason, self.consumed));
-                return Ok(Event::Output);
-            }
-            Err(reason) => return Err(reason),
+            Err(reason) => return self.fail_after(reason, written, produced),
         };
         if ended {
             // spec/inflate.md §2.5: an exact size must be reached when the stream ends.
             if let OutputBound::Exact(n) = self.bound
                 && produced < n
             {
-                return Err(InflateReason::TooShort);
+                return self.fail_after(InflateReason::TooShort, written, produced);
             }
             self.phase = Phase::Ended;
         } else if no_progress {
@@ -299,6 +292,21 @@ impl Inflater {
             return Ok(if ended { Event::Done } else { Event::NeedInput });
         }
         self.emit(written, produced);
+        Ok(Event::Output)
+    }
+
+    /// Fails with `reason` once the `written` bytes of this call are handed out
+    /// (`spec/inflate.md` §2.8): output written in the call that found the error reaches
+    /// the caller first and the error comes with the next call, so what a caller sees
+    /// before an error does not depend on how the input was split. This holds for a
+    /// decompressor failure (§2.2, §2.4) and for a stream that ends short of its exact
+    /// size (§2.5) alike.
+    fn fail_after(&mut self, reason: InflateReason, written: usize, produced: u64) -> Result<Event, InflateReason> {
+        if written == 0 {
+            return Err(reason);
+        }
+        self.emit(written, produced);
+        self.phase = Phase::FailNext(InflateError::new(reason, self.consumed));
         Ok(Event::Output)
     }
 
