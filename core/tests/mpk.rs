@@ -895,3 +895,43 @@ fn output_before_a_deflate_error_is_checked_first_in_any_pieces() {
         assert_eq!(split, Err(whole.clone()), "pieces of {size}");
     }
 }
+
+/// §4, §6.2: `max_archive_bytes` is checked as the bytes arrive, so a failure inside the
+/// first `max_archive_bytes` bytes is reported whether the file is fed whole or in pieces;
+/// the size limit only wins when no earlier byte failed.
+#[test]
+fn archive_size_limit_same_result_whatever_the_split() {
+    let mut bytes = gz(&tar(&files()));
+    bytes[1] = 0x8c; // gzip BadMagic at offset 1, inside the limit
+    let limits = MpkLimits {
+        max_archive_bytes: 100,
+        ..MpkLimits::DEFAULT
+    };
+    let whole = check_tar_gz(&bytes, limits, Registry::DEFAULT, [0, 0]).unwrap_err();
+    let mut r = MpkReader::new(limits, Registry::DEFAULT, [0, 0]);
+    let mut pieces = None;
+    for c in bytes.chunks(10) {
+        if let Err(Failure::Rejected(e)) = r.feed(c, &mut Discard) {
+            pieces = Some(e);
+            break;
+        }
+    }
+    assert_eq!((whole.kind, whole.location.offset), (MpkKind::InvalidArchive, Some(1)));
+    assert_eq!(Some(whole), pieces);
+    // No failure before the limit: the limit wins at its offset, fed whole or in pieces.
+    let bytes = gz(&tar(&files()));
+    let whole = check_tar_gz(&bytes, limits, Registry::DEFAULT, [0, 0]).unwrap_err();
+    let mut r = MpkReader::new(limits, Registry::DEFAULT, [0, 0]);
+    let mut pieces = None;
+    for c in bytes.chunks(7) {
+        if let Err(Failure::Rejected(e)) = r.feed(c, &mut Discard) {
+            pieces = Some(e);
+            break;
+        }
+    }
+    assert_eq!(
+        (whole.kind, whole.location.offset),
+        (MpkKind::SizeLimitExceeded, Some(100))
+    );
+    assert_eq!(Some(whole), pieces);
+}

@@ -40,7 +40,8 @@ impl MpkInflate {
     }
 
     /// Consumes the next piece of the compressed file, handing every decoded chunk (at
-    /// most 64 KiB, in order) to `out`. Output decoded before a gzip error reaches `out`
+    /// most 64 KiB, in order) to `out`. Bytes past `max_archive_bytes` are
+    /// `size_limit_exceeded` at the limit, once the bytes before them are decoded (§4). Output decoded before a gzip error reaches `out`
     /// before the error is returned (`spec/inflate.md` §2.8), so the tar half sees the
     /// same bytes however the file was split. An error from `out` stops decoding and is
     /// returned as it is.
@@ -48,22 +49,28 @@ impl MpkInflate {
     where
         F: FnMut(&[u8]) -> Result<(), Failure<E>>,
     {
-        self.fed = self.fed.saturating_add(u64::try_from(input.len()).unwrap_or(u64::MAX));
-        if self.fed > self.max_archive_bytes {
-            // §4.1: the compressed size limit, checked as bytes arrive.
-            let at = Location::at(self.max_archive_bytes);
-            return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());
-        }
+        // §4: the compressed size limit, checked as bytes arrive. The bytes within the
+        // limit are decoded first, so a failure among them wins over the limit, and the
+        // outcome is the same whether the file comes whole or in pieces (§6.2).
+        let allowed = self.max_archive_bytes.saturating_sub(self.fed);
+        let take = usize::try_from(allowed).map_or(input.len(), |a| a.min(input.len()));
+        let (within, beyond) = input.split_at_checked(take).unwrap_or((input, &[]));
+        self.fed = self.fed.saturating_add(u64::try_from(within.len()).unwrap_or(u64::MAX));
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = within.get(pos..).unwrap_or_default();
             let (used, step) = self.gz.step(rest).map_err(|e| MpkError::from_gzip(&e))?;
             pos += used;
             match step {
-                GzStep::NeedInput => return Ok(()),
+                GzStep::NeedInput => break,
                 GzStep::Output(chunk) => out(chunk)?,
             }
         }
+        if !beyond.is_empty() {
+            let at = Location::at(self.max_archive_bytes);
+            return Err(MpkError::new(MpkKind::SizeLimitExceeded, "archive larger than max_archive_bytes", at).into());
+        }
+        Ok(())
     }
 
     /// Declares the end of the file: it must end after a whole gzip member or its zero
