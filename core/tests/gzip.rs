@@ -606,3 +606,19 @@ fn gzip_result_independent_of_input_split() {
     }
     assert!(limit_hits > 50, "{limit_hits} limit hits");
 }
+
+/// §5.12, §2.8: a deflate failure found in the step that handed out the last output is
+/// what `finish` reports, as `gunzip` does, when the caller ends the input right after
+/// that output instead of calling `step` again.
+#[test]
+fn gzip_finish_reports_failure_pending_after_last_output() {
+    // A non-final stored block holding "hello", then a block of reserved type 3.
+    let mut input = fixed_header(0, 0, 255);
+    input.extend_from_slice(&[0x00, 0x05, 0x00, 0xfa, 0xff, b'h', b'e', b'l', b'l', b'o', 0x07]);
+    let whole = gunzip(&input, 1 << 20, |_| {}).unwrap_err();
+    assert_eq!(whole, gz_err(GzipReason::Deflate(InflateReason::Corrupt), 21));
+    let mut d = GzipDecoder::new(1 << 20);
+    let (used, step) = d.step(&input).unwrap();
+    assert_eq!((used, step), (input.len(), GzStep::Output(&b"hello"[..])));
+    assert_eq!(d.finish(), Err(whole));
+}

@@ -113,7 +113,8 @@ impl GzipDecoder {
 
     /// Declares the end of the input and checks that it came at an allowed place:
     /// after a member or its zero padding (§5.8). No member at all is `NoMember` at
-    /// offset 0 (§5.9); ending inside a member is `Truncated` at the end (§5.10).
+    /// offset 0 (§5.9); ending inside a member is `Truncated` at the end (§5.10),
+    /// unless the engine already found a failure not yet returned by `step` (§2.8).
     pub fn finish(&mut self) -> Result<GzipSummary, GzipError> {
         let reason = match self.phase {
             Phase::Failed(e) => return Err(e),
@@ -122,8 +123,17 @@ impl GzipDecoder {
             Phase::Start | Phase::LeadingZeros => {
                 return Err(self.fail(GzipError::new(GzipReason::NoMember, 0)));
             }
+            // spec/inflate.md §2.8, §5.12: a failure the engine found in the call that
+            // handed out the last output is reported when it is pending, as `gunzip`
+            // reports it, even if the caller did not call `step` again before `finish`.
+            Phase::Body => match self.inflater.finish(None) {
+                Err(e) if e.reason != InflateReason::Truncated => return Err(self.fail(self.deflate_error(e))),
+                // spec/inflate.md §5.10: input ended inside the deflate stream or before
+                // its trailer.
+                _ => GzipReason::Truncated,
+            },
             // spec/inflate.md §5.10: input ended inside a member.
-            Phase::Header | Phase::Body | Phase::Trailer => GzipReason::Truncated,
+            Phase::Header | Phase::Trailer => GzipReason::Truncated,
         };
         Err(self.fail(GzipError::new(reason, self.offset)))
     }
