@@ -4,11 +4,15 @@
 //! Objects with few members (the usual case in manifests) compare each new name with the
 //! earlier ones directly; at [`SMALL`] members an object switches to an open-addressing
 //! table keyed with SipHash-1-3 under a caller-supplied secret, so crafted collisions
-//! cannot make the check quadratic. Names are kept as ranges of the input (or of an arena
+//! cannot make the check quadratic. A parser left with the public default key does not hash
+//! under it: the first table of the document is keyed with the SHA-256 of the whole input
+//! instead ([`document_key`]). Names are kept as ranges of the input (or of an arena
 //! holding the unescaped form of names that had escapes), never copied otherwise.
 
 use super::siphash::siphash13;
+use super::tokenizer::DEFAULT_HASH_KEY;
 use alloc::vec::Vec;
+use sha2::{Digest, Sha256};
 
 /// Members an object may have before it switches from direct comparison to hashing.
 pub const SMALL: usize = 16;
@@ -95,10 +99,14 @@ pub struct NameSets {
     tables: Vec<Vec<Slot>>,
     spare: Vec<Vec<Slot>>,
     key: [u64; 2],
+    /// True while `key` is [`DEFAULT_HASH_KEY`], which anyone can read: the first switch
+    /// to hashing replaces it with [`document_key`] (`spec/json.md` §5).
+    derive_key: bool,
 }
 
 impl NameSets {
-    /// An empty set of sets, hashing under `key`.
+    /// An empty set of sets, hashing under `key`; under a key derived from the input when
+    /// `key` is [`DEFAULT_HASH_KEY`] (`spec/json.md` §5).
     pub fn new(key: [u64; 2]) -> Self {
         NameSets {
             names: Vec::new(),
@@ -108,6 +116,7 @@ impl NameSets {
             tables: Vec::new(),
             spare: Vec::new(),
             key,
+            derive_key: key == DEFAULT_HASH_KEY,
         }
     }
 
@@ -209,6 +218,12 @@ impl NameSets {
 
     /// Moves the innermost object's names into a hash table (§5: linear time).
     fn switch_to_table(&mut self, input: &[u8]) {
+        // No table exists before the document's first switch, so every table of the
+        // document is keyed alike.
+        if self.derive_key {
+            self.key = document_key(input);
+            self.derive_key = false;
+        }
         let first = self.top.first;
         let mut table = self.spare.pop().unwrap_or_default();
         table.clear();
@@ -265,6 +280,21 @@ impl NameSets {
     }
 }
 
+/// The table key of a parser without a key of its own (`spec/json.md` §5): the first 16
+/// bytes of the SHA-256 of the whole input. Anyone can read [`DEFAULT_HASH_KEY`], and
+/// names that collide under it are cheap to find, which would make the table quadratic;
+/// this key depends on every name of the document, so names cannot be chosen for it.
+fn document_key(input: &[u8]) -> [u64; 2] {
+    let digest = Sha256::digest(input);
+    let word = |at: usize| {
+        digest
+            .get(at..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map_or(0, |w| u64::from_le_bytes(*w))
+    };
+    [word(0), word(8)]
+}
+
 #[allow(clippy::cast_possible_truncation)]
 fn hash_slot(hash: u64, mask: usize) -> usize {
     // Only the low bits are used; on 32-bit targets the truncation is intended.
@@ -295,7 +325,61 @@ fn place_slot(table: &mut [Slot], new: Slot) {
 mod tests {
     use super::*;
     use alloc::collections::BTreeSet;
+    use alloc::format;
     use alloc::vec::Vec;
+
+    impl NameSets {
+        /// The longest run of occupied slots in the innermost object's table: what the
+        /// probe for a new name may have to walk.
+        fn longest_run(&self) -> usize {
+            let table = self.tables.last().map(Vec::as_slice).unwrap_or_default();
+            let mut longest = 0;
+            let mut run = 0;
+            for slot in table {
+                run = if slot.index == 0 { 0 } else { run + 1 };
+                longest = longest.max(run);
+            }
+            longest
+        }
+    }
+
+    /// Names chosen so that their SipHash under the public [`DEFAULT_HASH_KEY`] starts
+    /// probing in the first 64 slots of the table must not pile up into one run, which
+    /// would make each insertion walk all earlier names (quadratic time): a set without a
+    /// key of its own hashes under the key of the whole input (`spec/json.md` §5).
+    #[test]
+    fn names_chosen_for_the_default_key_do_not_cluster() {
+        let n = 2000;
+        let mut input = Vec::new();
+        let mut ranges = Vec::new();
+        let mut c = 0u64;
+        while ranges.len() < n {
+            let name = format!("{c:x}");
+            c += 1;
+            // 2000 names fill a 4096-slot table at most half: 12 bits of the hash choose the slot.
+            if siphash13(DEFAULT_HASH_KEY, name.as_bytes()) & 0xFFF < 64 {
+                let start = input.len();
+                input.extend_from_slice(name.as_bytes());
+                ranges.push((start, input.len()));
+                input.push(b',');
+            }
+        }
+        let longest_run = |mut sets: NameSets| {
+            sets.open();
+            for &r in &ranges {
+                assert!(sets.insert(&input, r, None));
+            }
+            sets.longest_run()
+        };
+        // Hashed under the default key itself, the names form one run: they are the attack.
+        let fixed = NameSets {
+            derive_key: false,
+            ..NameSets::new(DEFAULT_HASH_KEY)
+        };
+        assert!(longest_run(fixed) >= n);
+        // A set given the default key keys its table from the input instead.
+        assert!(longest_run(NameSets::new(DEFAULT_HASH_KEY)) < 64);
+    }
 
     /// A tiny deterministic generator, so the test needs no dependency.
     fn next(state: &mut u64) -> u64 {

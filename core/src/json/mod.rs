@@ -57,7 +57,8 @@ impl Default for Limits {
     }
 }
 
-/// Parses the whole input into an owned value (`spec/json.md` §8).
+/// Parses the whole input into an owned value (`spec/json.md` §8). Without a hash key of
+/// the caller's, the duplicate-name table is keyed from the input (§5).
 pub fn parse(input: &[u8], limits: Limits) -> Result<Value, Error> {
     build(&mut Parser::new(input, limits)?)
 }
@@ -67,7 +68,8 @@ pub fn parse_keyed(input: &[u8], limits: Limits, key: [u64; 2]) -> Result<Value,
     build(&mut Parser::new(input, limits)?.with_hash_key(key))
 }
 
-/// Checks the whole input without building a value.
+/// Checks the whole input without building a value. Without a hash key of the caller's,
+/// the duplicate-name table is keyed from the input (§5).
 pub fn validate(input: &[u8], limits: Limits) -> Result<(), Error> {
     validate_keyed(input, limits, DEFAULT_HASH_KEY)
 }

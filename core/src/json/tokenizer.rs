@@ -185,8 +185,11 @@ pub struct Parser<'a> {
 /// indices always fit the duplicate table's 32-bit slots (`spec/json.md` §6).
 pub const MAX_INPUT: usize = u32::MAX as usize;
 
-/// The default SipHash key. Callers with an entropy source pass their own through
-/// [`Parser::with_hash_key`]; `modelgate-io` does so with a per-process random key.
+/// The default SipHash key. Anyone can read it, so a parser left with it (or given it)
+/// does not hash under it: its tables are keyed with the SHA-256 of the whole input,
+/// computed the first time an object reaches 17 members (`spec/json.md` §5). Callers with
+/// an entropy source pass their own key through [`Parser::with_hash_key`] and skip that
+/// pass; `modelgate-io` does so with a per-process random key.
 pub const DEFAULT_HASH_KEY: [u64; 2] = [0x6d6f_6465_6c67_6174, 0x6a73_6f6e_6b65_7973];
 
 impl<'a> Parser<'a> {
@@ -228,7 +231,8 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5).
+    /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5); for
+    /// [`DEFAULT_HASH_KEY`], a key derived from the input instead.
     pub fn with_hash_key(mut self, key: [u64; 2]) -> Self {
         self.names = NameSets::new(key);
         self
