@@ -477,3 +477,32 @@ fn only_the_four_whitespace_bytes_separate_tokens() {
         }
     }
 }
+
+/// After a high-surrogate escape, a following backslash starts an escape that is checked
+/// as an escape first, whatever its letter (`spec/json.md` §3.4): a malformed one is
+/// `InvalidEscape` at its own backslash, a well-formed one that is not a low surrogate
+/// leaves the high one unpaired. Every reader gives the same answer.
+#[test]
+fn escape_after_high_surrogate_is_checked_as_an_escape_first() {
+    let cases: [(&str, Reason, usize); 9] = [
+        (r#""\uD800\x41""#, Reason::InvalidEscape, 7),
+        (r#""\uD800\'""#, Reason::InvalidEscape, 7),
+        (r#""\uD800\U0041""#, Reason::InvalidEscape, 7),
+        ("\"\\uD800\\", Reason::InvalidEscape, 7),
+        (r#""\uD800\uZZZZ""#, Reason::InvalidEscape, 7),
+        (r#""\uD800\u00""#, Reason::InvalidEscape, 7),
+        (r#""\uD800\n""#, Reason::UnpairedSurrogate, 1),
+        (r#""\uD800\u0041""#, Reason::UnpairedSurrogate, 1),
+        (r#""\uD800x\uDC00""#, Reason::UnpairedSurrogate, 1),
+    ];
+    for (doc, reason, offset) in cases {
+        for got in [
+            json::validate(doc.as_bytes(), Limits::DEFAULT),
+            json::parse(doc.as_bytes(), Limits::DEFAULT).map(|_| ()),
+            drain(doc.as_bytes(), Limits::DEFAULT),
+        ] {
+            let e = got.unwrap_err();
+            assert_eq!((e.reason, e.offset), (reason, offset), "{doc}");
+        }
+    }
+}

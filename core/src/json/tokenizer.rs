@@ -623,16 +623,24 @@ impl<'a> Parser<'a> {
     fn escape(&self, at: usize) -> Result<usize, Error> {
         let invalid = Error::new(Reason::InvalidEscape, at);
         match self.bytes.get(at + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
+            Some(&c) if is_short_escape(c) => Ok(at + 2),
             Some(b'u') => {
                 let first = hex4(self.bytes, at + 2).ok_or(invalid)?;
                 let unpaired = Error::new(Reason::UnpairedSurrogate, at);
                 let (code, end) = match first {
                     0xD800..=0xDBFF => {
-                        if self.bytes.get(at + 6..at + 8) != Some(b"\\u".as_slice()) {
-                            return Err(unpaired);
+                        // §3.4: an escape right after the high surrogate is checked as an
+                        // escape first (§3.3), whatever its letter: a malformed one is
+                        // `InvalidEscape` at its own backslash; a well-formed one that is not
+                        // a low surrogate leaves the high one unpaired.
+                        let second = Error::new(Reason::InvalidEscape, at + 6);
+                        match (self.bytes.get(at + 6), self.bytes.get(at + 7)) {
+                            (Some(b'\\'), Some(b'u')) => {}
+                            (Some(b'\\'), Some(&c)) if is_short_escape(c) => return Err(unpaired),
+                            (Some(b'\\'), _) => return Err(second),
+                            _ => return Err(unpaired),
                         }
-                        let low = hex4(self.bytes, at + 8).ok_or(Error::new(Reason::InvalidEscape, at + 6))?;
+                        let low = hex4(self.bytes, at + 8).ok_or(second)?;
                         if !(0xDC00..=0xDFFF).contains(&low) {
                             return Err(unpaired);
                         }
@@ -735,6 +743,12 @@ fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// True for the letters of the two-character escapes `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`
+/// (`spec/json.md` §3.3).
+fn is_short_escape(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
 }
 
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {

@@ -115,6 +115,8 @@ cases! {
     escape_short_hex_at_end: "\"\\u12" => Reject(R::InvalidEscape, 1);
     escape_backslash_at_end: "\"abc\\" => Reject(R::InvalidEscape, 4);
     escape_bad_hex_in_low_half: "\"\\uD83D\\uDE0Z\"" => Reject(R::InvalidEscape, 7);
+    escape_unknown_letter_after_high_surrogate: "\"\\uD83D\\x41\"" => Reject(R::InvalidEscape, 7);
+    escape_backslash_at_end_after_high_surrogate: "\"\\uD83D\\" => Reject(R::InvalidEscape, 7);
     // §3.4 surrogate escapes must pair high then low.
     surrogate_lone_high: "\"\\uD800\"" => Reject(R::UnpairedSurrogate, 1);
     surrogate_high_then_text: "\"\\uD800abcdef\"" => Reject(R::UnpairedSurrogate, 1);
