@@ -10,7 +10,7 @@
 use super::error::Error;
 use super::text::Text;
 use super::tokenizer::{Parser, Sink, Str, Token};
-use super::value::{Node, Pending, Value, scalar_node};
+use super::value::{Node, Pending, Texts, Value, scalar_node};
 use super::Limits;
 use alloc::vec::Vec;
 
@@ -49,6 +49,7 @@ struct Pruner<'s> {
     /// How the member whose name was read last is kept (`None`: dropped).
     member: Option<Keep<'s>>,
     name: Option<(Text, usize)>,
+    texts: Texts,
     /// Containers open inside a dropped value (0: not inside one).
     skip: usize,
     top: Option<Value>,
@@ -112,6 +113,7 @@ impl<'a, 's> Sink<'a> for Pruner<'s> {
             return;
         }
         if let Some(Rule::Members(list)) = self.rules.last() {
+            // Borrowed unless the name has escapes; a Text only for a kept member.
             let text = name.value();
             if let Some((_, keep)) = list.iter().find(|(n, _)| *n == text) {
                 self.member = Some(*keep);
@@ -123,7 +125,7 @@ impl<'a, 's> Sink<'a> for Pruner<'s> {
     fn scalar(&mut self, at: usize, token: Token<'a>) {
         if self.skip == 0 && self.next_keep().is_some() {
             let name = self.name.take();
-            let node = scalar_node(token);
+            let node = scalar_node(token, &mut self.texts);
             self.attach(Value { offset: at, node }, name);
         }
     }
@@ -140,6 +142,7 @@ pub fn parse_kept(input: &[u8], limits: Limits, key: [u64; 2], keep: Keep<'_>) -
         root: Some(keep),
         member: None,
         name: None,
+        texts: Texts::default(),
         skip: 0,
         top: None,
     };

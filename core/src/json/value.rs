@@ -4,6 +4,7 @@ use super::error::Error;
 use super::number::Number;
 use super::text::Text;
 use super::tokenizer::{Parser, Sink, Str, Token};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A JSON value and the byte offset of its first byte in the parsed input.
@@ -245,9 +246,32 @@ struct Builder {
     pending: Pending,
     name: Option<(Text, usize)>,
     top: Option<Value>,
+    texts: Texts,
+}
+
+/// Makes the [`Text`] of names and strings. Those with escapes are unescaped into one
+/// buffer kept for the whole document before they are copied, so an escape costs no
+/// allocation of its own (`spec/json.md` §8).
+#[derive(Default)]
+pub(super) struct Texts {
+    scratch: String,
+}
+
+impl Texts {
+    /// The unescaped text of a name or string: inline when short, else one allocation.
+    #[inline(always)]
+    pub(super) fn text(&mut self, s: &Str<'_>) -> Text {
+        if !s.has_escapes() {
+            return Text::new(s.raw());
+        }
+        self.scratch.clear();
+        s.unescape_into(&mut self.scratch);
+        Text::new(&self.scratch)
+    }
 }
 
 impl Builder {
+
     /// Adds a finished value to its container, or keeps it as the document.
     #[inline(always)]
     fn attach(&mut self, value: Value) {
@@ -273,23 +297,21 @@ impl<'a> Sink<'a> for Builder {
 
     #[inline(always)]
     fn name(&mut self, at: usize, name: Str<'a>) {
-        self.name = Some((Text::new(&name.value()), at));
+        self.name = Some((self.texts.text(&name), at));
     }
 
     #[inline(always)]
     fn scalar(&mut self, at: usize, token: Token<'a>) {
-        self.attach(Value {
-            offset: at,
-            node: scalar_node(token),
-        });
+        let node = scalar_node(token, &mut self.texts);
+        self.attach(Value { offset: at, node });
     }
 }
 
 /// The node of a scalar token (a string, number or literal value).
 #[inline(always)]
-pub(super) fn scalar_node(token: Token<'_>) -> Node {
+pub(super) fn scalar_node(token: Token<'_>, texts: &mut Texts) -> Node {
     match token {
-        Token::String(s) => Node::String(Text::new(&s.value())),
+        Token::String(s) => Node::String(texts.text(&s)),
         Token::Number(n) => Node::Number(Number::from_lexeme(n.raw())),
         Token::Bool(b) => Node::Bool(b),
         Token::Null => Node::Null,
