@@ -2,8 +2,8 @@
 //! cases with exact offsets live in `tools/corpus-gen/src/json.rs`, one test per corpus file.
 
 use modelgate_core::json::{
-    self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem, Reason, Token, Value,
-    Writer,
+    self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem, Reason, Token,
+    Utf8Problem, Value, Writer,
 };
 
 fn events(input: &str) -> Vec<(usize, String)> {
@@ -505,4 +505,40 @@ fn escape_after_high_surrogate_is_checked_as_an_escape_first() {
             assert_eq!((e.reason, e.offset), (reason, offset), "{doc}");
         }
     }
+}
+
+/// A UTF-8 error anywhere wins over the byte-order mark at the start, as over every other
+/// problem but the size limit (`spec/json.md` §1.1, §1.2), in every reader.
+#[test]
+fn utf8_error_wins_over_byte_order_mark() {
+    let cases: [(&[u8], Reason, usize); 3] = [
+        (
+            b"\xEF\xBB\xBF\xFF",
+            Reason::InvalidUtf8(Utf8Problem::InvalidLeadByte),
+            3,
+        ),
+        (
+            b"\xEF\xBB\xBF[\"\xC3\"]",
+            Reason::InvalidUtf8(Utf8Problem::Truncated),
+            5,
+        ),
+        (b"\xEF\xBB\xBF[\"\xC3\xA9\"]", Reason::ByteOrderMark, 0),
+    ];
+    for (doc, reason, offset) in cases {
+        for got in [
+            json::validate(doc, Limits::DEFAULT),
+            json::parse(doc, Limits::DEFAULT).map(|_| ()),
+            drain(doc, Limits::DEFAULT),
+        ] {
+            let e = got.unwrap_err();
+            assert_eq!((e.reason, e.offset), (reason, offset), "{doc:?}");
+        }
+    }
+    // The size limit still comes first.
+    let small = Limits {
+        max_bytes: 2,
+        ..Limits::DEFAULT
+    };
+    let e = json::validate(b"\xEF\xBB\xBF\xFF", small).unwrap_err();
+    assert_eq!((e.reason, e.offset), (Reason::TooLarge, 2));
 }

@@ -76,8 +76,10 @@ pub fn validate(input: &[u8], limits: Limits) -> Result<(), Error> {
 
 /// [`validate`] with the given duplicate-table hash key. Reads the input once: UTF-8 is
 /// checked inside strings as they are scanned, and only a rejected input is checked whole,
-/// so that an ill-formed sequence anywhere wins over every other problem, as §1.1 orders.
+/// so that an ill-formed sequence anywhere wins over every other problem but the size
+/// limit, the byte-order mark included, as §1.1 orders.
 pub fn validate_keyed(input: &[u8], limits: Limits, key: [u64; 2]) -> Result<(), Error> {
-    let result = Parser::deferred_utf8(input, limits)?.with_hash_key(key).skip_to_end();
+    let mut parser = Parser::deferred_utf8(input, limits)?.with_hash_key(key);
+    let result = tokenizer::no_byte_order_mark(input).and_then(|()| parser.skip_to_end());
     result.map_err(|e| utf8::validate(input).err().unwrap_or(e))
 }

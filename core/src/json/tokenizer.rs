@@ -193,12 +193,14 @@ pub const MAX_INPUT: usize = u32::MAX as usize;
 pub const DEFAULT_HASH_KEY: [u64; 2] = [0x6d6f_6465_6c67_6174, 0x6a73_6f6e_6b65_7973];
 
 impl<'a> Parser<'a> {
-    /// Checks the size limit, the byte-order mark and UTF-8 well-formedness
-    /// (`spec/json.md` §1, §6), then returns a parser positioned before the first token.
+    /// Checks the size limit, UTF-8 well-formedness and the byte-order mark, in that order
+    /// (`spec/json.md` §6, §1.1, §1.2: a UTF-8 error anywhere wins over the mark), then
+    /// returns a parser positioned before the first token.
     pub fn new(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
         let mut parser = Parser::deferred_utf8(input, limits)?;
         parser.text = utf8::validate(input)?;
         parser.utf8_until = input.len();
+        no_byte_order_mark(input)?;
         Ok(parser)
     }
 
@@ -207,15 +209,13 @@ impl<'a> Parser<'a> {
     /// non-ASCII byte of an accepted document is inside a string, so acceptance is the
     /// same; on rejection the caller must let an ill-formed sequence anywhere in the input
     /// take precedence, as [`Parser::new`] would have ([`super::validate_keyed`] does).
+    /// It checks only the size limit: the caller checks the byte-order mark
+    /// ([`no_byte_order_mark`]) before it reads, and lets a UTF-8 error win over that too.
     /// Until [`Parser::new`] sets its text, the tokens' text is empty.
     pub(super) fn deferred_utf8(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
         let max = limits.max_bytes.min(MAX_INPUT);
         if input.len() > max {
             return Err(Error::new(Reason::TooLarge, max));
-        }
-        // §1.2: no byte-order mark.
-        if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            return Err(Error::new(Reason::ByteOrderMark, 0));
         }
         Ok(Parser {
             bytes: input,
@@ -657,6 +657,14 @@ impl<'a> Parser<'a> {
             _ => Err(invalid),
         }
     }
+}
+
+/// §1.2: the input must not start with a UTF-8 byte-order mark.
+pub(super) fn no_byte_order_mark(input: &[u8]) -> Result<(), Error> {
+    if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(Error::new(Reason::ByteOrderMark, 0));
+    }
+    Ok(())
 }
 
 /// The offset of the first byte at or after `pos` that is not whitespace (`spec/json.md`

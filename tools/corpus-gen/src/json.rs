@@ -77,6 +77,7 @@ cases! {
 
     // §1 encoding.
     byte_order_mark: "\u{feff}{}" => Reject(R::ByteOrderMark, 0);
+    utf8_invalid_after_byte_order_mark: b"\xEF\xBB\xBF[\"\xC3\"]".as_slice() => Reject(R::InvalidUtf8(U::Truncated), 5);
     empty_input: "" => Reject(R::UnexpectedEnd(E::Value), 0);
     whitespace_only: "  \n" => Reject(R::UnexpectedEnd(E::Value), 3);
     utf8_continuation_as_lead: b"\"a\x80\"".as_slice() => Reject(R::InvalidUtf8(U::InvalidLeadByte), 2);
