@@ -35,6 +35,32 @@ fn wide_object(n: usize, extra: &str) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// An object of `n` members (`n` a power of two, at least 64) whose names all start their
+/// probe in the first 64 slots of the duplicate table when it is hashed under the published
+/// `DEFAULT_HASH_KEY`: under that key each insertion would walk all earlier names
+/// (`spec/json.md` §5). A parser without a key of its own must not hash under it.
+fn names_colliding_under_default_key(n: usize) -> Vec<u8> {
+    use modelgate_core::json::{DEFAULT_HASH_KEY, siphash13};
+    // n members fill a table of 2n slots at most half: its mask is 2n - 1.
+    let mask = (2 * n as u64) - 1;
+    let mut s = String::from("{");
+    let mut c = 0u64;
+    let mut members = 0;
+    while members < n {
+        let name = format!("{c:x}");
+        c += 1;
+        if siphash13(DEFAULT_HASH_KEY, name.as_bytes()) & mask < 64 {
+            if members > 0 {
+                s.push(',');
+            }
+            s.push_str(&format!("\"{name}\":0"));
+            members += 1;
+        }
+    }
+    s.push('}');
+    s.into_bytes()
+}
+
 cases! {
     reason: Reason;
     // §2 grammar: every value type at the top level.
@@ -71,6 +97,7 @@ cases! {
     object_16_members: wide_object(16, "") => Valid;
     object_17_members: wide_object(17, "") => Valid;
     object_5000_members: wide_object(5000, "") => Valid;
+    object_names_colliding_under_default_key: names_colliding_under_default_key(4096) => Valid;
     // §6 depth: exactly the limit is accepted.
     depth_1024_arrays: nest("[", "]", 1024, "") => Valid;
     depth_1024_objects: nest("{\"a\":", "}", 1023, "{}") => Valid;
