@@ -542,3 +542,33 @@ fn utf8_error_wins_over_byte_order_mark() {
     let e = json::validate(b"\xEF\xBB\xBF\xFF", small).unwrap_err();
     assert_eq!((e.reason, e.offset), (Reason::TooLarge, 2));
 }
+
+/// A parser that has failed keeps failing with the same error (`spec/json.md` §7.1), at
+/// every later call and through `skip_to_end`; it does not read on from where it stopped
+/// (here the name `a`, already recorded, would come back as its own duplicate).
+#[test]
+fn a_failed_parser_repeats_its_error() {
+    for doc in [&br#"{"a" 1}"#[..], br#"{"a":1,"a"}"#, b"[1,}", b"[[[1]]]"] {
+        let limits = Limits {
+            max_depth: 2,
+            ..Limits::DEFAULT
+        };
+        let mut p = Parser::new(doc, limits).unwrap();
+        let first = loop {
+            match p.next_event() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("{doc:?} accepted"),
+                Err(e) => break e,
+            }
+        };
+        for _ in 0..3 {
+            assert_eq!(p.next_event(), Err(first), "{doc:?}");
+        }
+        assert_eq!(p.skip_to_end(), Err(first), "{doc:?}");
+        // The same through `skip_to_end` from the start.
+        let mut p = Parser::new(doc, limits).unwrap();
+        assert_eq!(p.skip_to_end(), Err(first), "{doc:?}");
+        assert_eq!(p.next_event(), Err(first), "{doc:?}");
+        assert_eq!(p.skip_to_end(), Err(first), "{doc:?}");
+    }
+}

@@ -179,6 +179,8 @@ pub struct Parser<'a> {
     /// input for [`Parser::new`]; for [`Parser::deferred_utf8`], the runs strings have
     /// checked so far.
     utf8_until: usize,
+    /// The error the parser stopped at, returned again by every later call (§7.1).
+    failed: Option<Error>,
 }
 
 /// Inputs longer than this are rejected whatever the configured limit, so that name
@@ -228,6 +230,7 @@ impl<'a> Parser<'a> {
             max_depth: limits.max_depth,
             scratch: String::new(),
             utf8_until: 0,
+            failed: None,
         })
     }
 
@@ -249,8 +252,23 @@ impl<'a> Parser<'a> {
     }
 
     /// The next token, or `None` after the top-level value once only whitespace is left.
+    /// After an error, every later call (and [`Parser::skip_to_end`]) returns that error
+    /// again (`spec/json.md` §7.1).
     #[inline(always)]
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let event = self.step();
+        if let Err(e) = event {
+            self.failed = Some(e);
+        }
+        event
+    }
+
+    /// [`Parser::next_event`] of a parser that has not failed.
+    #[inline(always)]
+    fn step(&mut self) -> Result<Option<Event<'a>>, Error> {
         let (at, next) = skip_space(self.bytes, self.pos);
         self.pos = at;
         match self.state {
@@ -283,6 +301,19 @@ impl<'a> Parser<'a> {
     /// [`Parser::next_event`] would yield it. With the no-op sink `()` this is
     /// `skip_to_end`; the OneModel manifest tape records the tokens through its own sink.
     pub(crate) fn read_into<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let read = self.read_rest(sink);
+        if let Err(e) = read {
+            // The loop keeps its place in locals: after a failure only the error is left.
+            self.failed = Some(e);
+        }
+        read
+    }
+
+    /// [`Parser::read_into`] of a parser that has not failed.
+    fn read_rest<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
         if self.state != State::Start {
             while let Some(event) = self.next_event()? {
                 sink.event(event);
