@@ -441,10 +441,34 @@ fn marker_disagrees_with_manifest() {
     assert_eq!(e.location, want);
 }
 
+/// §3.2: the marker's `bundle_hash.covers` follows §1.2: the statement for some payload
+/// root (the marker does not name it; §4.4 compares it with the manifest's). Anything else
+/// is the marker's own fault, `InvalidManifest` at that value, not a disagreement.
+#[test]
+fn marker_covers_must_state_a_payload_root() {
+    for bad in [
+        "",
+        "model",
+        "model/ payload only",
+        "../ payload only; bundle-root metadata files are mutable and excluded",
+        "a/b/ payload only; bundle-root metadata files are mutable and excluded",
+        "exports.json/ payload only; bundle-root metadata files are mutable and excluded",
+    ] {
+        let t = marker_text_with(
+            r#""covers":"model/ payload only; bundle-root metadata files are mutable and excluded""#,
+            &format!(r#""covers":"{bad}""#),
+        );
+        let e = err(&with_marker_text(&t));
+        let mut want = json_at(".mvb.json", "marker.bundle_hash.covers");
+        want.offset = t.find(r#""covers":"#).map(|o| o as u64 + 9);
+        assert_eq!((e.kind, e.location), (MvbKind::InvalidManifest, want), "{bad}");
+    }
+}
+
 #[test]
 fn marker_disagreement_is_located_at_each_marker_value() {
     let edits: [fn(&mut Marker); 3] = [
-        |m| m.bundle_hash.covers.push('x'),
+        |m| m.bundle_hash.covers = m.bundle_hash.covers.replacen("model/", "data/", 1),
         |m| m.artifact_type.push('x'),
         |m| m.payload_size_bytes += 1,
     ];

@@ -118,9 +118,14 @@ pub(crate) fn bundle_hash(c: &Cursor<'_, '_>, payload_root: Option<&str>) -> Res
     }
     let cov = c.field("covers")?;
     let text = cov.str()?;
-    if let Some(root) = payload_root
-        && text != covers(root)
-    {
+    // §1.2: exactly `covers(root)`. The marker (§3.2) does not know the root, so there the
+    // text must be `covers(r)` for some `r` a payload root may be; which one is §4.4's
+    // agreement with the manifest.
+    let stated = match payload_root {
+        Some(root) => text == covers(root),
+        None => text.strip_suffix(covers("").as_str()).is_some_and(is_payload_root),
+    };
+    if !stated {
         return Err(rule(&cov, "must state the payload root it covers"));
     }
     Ok(BundleHash {
@@ -151,10 +156,16 @@ const RESERVED_ROOTS: [&str; 8] = [
     ".DS_Store",
 ];
 
+/// A payload root without its trailing slash (§1.2): one bundle path segment, not a
+/// metadata name of §2.4.
+fn is_payload_root(bare: &str) -> bool {
+    is_bundle_id(bare) && !RESERVED_ROOTS.contains(&bare)
+}
+
 fn payload_root(c: &Cursor<'_, '_>) -> Result<String, FieldError> {
     let s = c.str()?;
     let bare = s.strip_suffix('/').unwrap_or(s);
-    if !is_bundle_id(bare) || RESERVED_ROOTS.contains(&bare) {
+    if !is_payload_root(bare) {
         return Err(rule(c, "must be one plain path segment, optionally ending in /"));
     }
     Ok(String::from(bare))
