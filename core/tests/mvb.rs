@@ -609,6 +609,30 @@ fn entry_count_limit() {
     assert_eq!((e.kind, e.location.offset), (MvbKind::LimitExceeded, Some(2048)));
 }
 
+/// §1.2 and §4.7: an inventory listing more files than `max_entries` breaks a reader limit,
+/// `LimitExceeded` (every `MvbLimits` limit is, §4.7, §9), at `manifest.inventory.files`.
+/// (At the default limit such a manifest is larger than `max_manifest_bytes`, so the rule
+/// has no corpus file.)
+#[test]
+fn inventory_count_limit() {
+    let limits = MvbLimits {
+        max_entries: 2,
+        ..MvbLimits::DEFAULT
+    };
+    let m = manifest_text();
+    assert_eq!(payload().len(), 3);
+    let e = Manifest::parse(m.as_bytes(), &limits, KEY).unwrap_err();
+    let mut want = json_at(MANIFEST, "manifest.inventory.files");
+    want.offset = m.find(r#""files":"#).map(|o| o as u64 + 8);
+    assert_eq!((e.kind, e.location), (MvbKind::LimitExceeded, want));
+    assert_eq!(e.message, "more inventory files than max_entries");
+    let limits = MvbLimits {
+        max_entries: 3,
+        ..MvbLimits::DEFAULT
+    };
+    assert!(Manifest::parse(m.as_bytes(), &limits, KEY).is_ok());
+}
+
 #[test]
 fn entry_size_limit_from_header() {
     let limits = MvbLimits {

@@ -171,6 +171,10 @@ fn payload_root(c: &Cursor<'_, '_>) -> Result<String, FieldError> {
     Ok(String::from(bare))
 }
 
+/// The one §1.2 rule that is a reader limit (`max_entries`, §4.7): `LimitExceeded`, not
+/// `InvalidManifest`.
+const TOO_MANY_FILES: &str = "more inventory files than max_entries";
+
 fn inventory_files(
     c: &Cursor<'_, '_>,
     root: &str,
@@ -179,7 +183,7 @@ fn inventory_files(
 ) -> Result<Vec<InventoryFile>, FieldError> {
     let items = c.array()?;
     if u64::try_from(items.len()).unwrap_or(u64::MAX) > limits.max_entries {
-        return Err(c.error(Problem::Rule("more inventory files than max_entries")));
+        return Err(c.error(Problem::Rule(TOO_MANY_FILES)));
     }
     let mut set = PathSet::new(key);
     let mut out = Vec::with_capacity(items.len());
@@ -270,7 +274,15 @@ impl Manifest {
         };
         let kept = parse_fields(bytes, json_limits, key, limits.max_entries)?;
         let root = Cursor::root(&kept, "manifest");
-        let bad = |e: FieldError| MvbError::from_field(MvbKind::InvalidManifest, &e, MANIFEST);
+        // §1.2: a rule failure is `InvalidManifest`; the inventory count is a limit (§4.7).
+        let bad = |e: FieldError| {
+            let kind = if e.problem == Problem::Rule(TOO_MANY_FILES) {
+                MvbKind::LimitExceeded
+            } else {
+                MvbKind::InvalidManifest
+            };
+            MvbError::from_field(kind, &e, MANIFEST)
+        };
         // §1.2: the record version first, so a newer major is reported as such.
         let schema_version = schema_version(&root.field("schema_version").map_err(bad)?, MANIFEST)?;
         let fields = (|| {
