@@ -201,10 +201,15 @@ def verify_tar(path, report):
     payload = {p: v for p, v in found.items() if p.startswith(root + "/")}
     ok = compare(root, inventory, expected, payload, report)
     mh = marker.get("bundle_hash") if isinstance(marker, dict) else None
+    bh = field(m, "inventory", "bundle_hash")
+    # spec/mvb.md 4.4: every fact the marker states about the manifest must agree.
     agrees = (
         isinstance(mh, dict)
+        and all(mh.get(k) == bh.get(k) for k in ("algorithm", "value", "covers"))
         and mh.get("value") == expected
         and marker.get("bundle_id") == m.get("bundle_id") == bundle_id
+        and marker.get("artifact_type") == m.get("artifact_type")
+        and marker.get("schema_version") == m.get("schema_version")
         and marker.get("payload_file_count") == len(inventory)
         and marker.get("payload_size_bytes") == sum(size for size, _ in inventory.values())
     )
