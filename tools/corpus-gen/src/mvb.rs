@@ -525,6 +525,53 @@ fn build_file_under_file() -> Vec<u8> {
     tar(&[marker_entry(&marker_text()), body])
 }
 
+/// The valid bundle under another bundle id (§1.3): manifest, marker and every entry path
+/// use `id`. Paths over 100 bytes go through GNU long names, as export writes them (§2.3).
+fn bundle_for_id(id: &str) -> Vec<u8> {
+    let m = manifest().replacen(ID, id, 1);
+    let marker = marker_text().replacen(ID, id, 1);
+    let mut all = payload();
+    all.push((MANIFEST.into(), m.into_bytes()));
+    all.push(("darsay-verify.py".into(), VERIFY.to_vec()));
+    all.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut out = Vec::new();
+    append_entry(&mut out, id, ".mvb.json", marker.as_bytes(), MTIME).unwrap_or_default();
+    for (p, d) in &all {
+        append_entry(&mut out, id, p, d, MTIME).unwrap_or_default();
+    }
+    out.extend_from_slice(&END_OF_ARCHIVE);
+    out
+}
+
+/// The valid bundle without `darsay-verify.py`: export always writes it (§2.2), but no
+/// rule of §4 requires it, so import accepts a bundle that lacks it.
+fn without_verifier() -> Vec<u8> {
+    let mut all = payload();
+    all.push((MANIFEST.into(), manifest().into_bytes()));
+    all.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let body: Vec<u8> = all.iter().flat_map(|(p, d)| ent(p, d)).collect();
+    tar(&[marker_entry(&marker_text()), body])
+}
+
+/// A bundle id of `n` bytes: one path segment.
+fn long_id(n: usize) -> String {
+    let head = "qwen--qwen3-0.6b@";
+    format!("{head}{}", "c".repeat(n - head.len()))
+}
+
+/// The valid bundle with a metadata file `path` (outside the payload root) added.
+fn with_metadata_file(path: &str, data: &[u8]) -> Vec<u8> {
+    let mut files = payload();
+    files.push((path.into(), data.to_vec()));
+    bundle_with(&manifest(), &files)
+}
+
+/// A marker of container major 2 whose other members break every rule of §3.2.
+fn build_marker_major_2_rest_invalid() -> Vec<u8> {
+    let text = "{\"mvb_format_version\":\"2.0\",\"bundle_id\":\"\",\"artifact_type\":7}\n";
+    tar(&[marker_entry(text), body_of(&manifest(), &payload())])
+}
+
 // ---------------------------------------------------------------- the table
 
 /// The case table: `cases()` and one `#[test]` per case.
@@ -573,6 +620,11 @@ mvb_cases! {
     pax_path: valid_pax_path() => Valid;
     record_padding: [valid(), vec![0u8; 10240 - (valid().len() % 10240)]].concat() => Valid;
     newer_minor_with_unknown_member: marker_edit(r#""1.2""#, r#""1.9","future":{"x":1}"#) => Valid;
+    bundle_id_200_bytes: bundle_for_id(&long_id(200)) => Valid;
+    payload_root_without_slash: manifest_edit(r#""payload_root":"model/""#, r#""payload_root":"model""#) => Valid;
+    date_with_fraction: manifest_edit(DATE, "2025-06-01T12:00:00.25Z") => Valid;
+    volatile_names_below_root: with_metadata_file("docs/exports.json", b"[]") => Valid;
+    verifier_absent: without_verifier() => Valid;
 
     // §4.2 the marker first.
     marker_missing: END_OF_ARCHIVE.to_vec() => Reject(IA, "marker .mvb.json missing (byte 0)");
@@ -582,6 +634,7 @@ mvb_cases! {
     marker_is_directory: marker_typed(b'5') => Reject(IA, "marker .mvb.json is not the first entry (member qwen--qwen3-0.6b@c1899de289a0/.mvb.json, byte 0)");
     marker_is_symlink: marker_typed(b'2') => Reject(IA, "marker .mvb.json is not the first entry (member qwen--qwen3-0.6b@c1899de289a0/.mvb.json, byte 0)");
     marker_under_parent_folder: tar(&[raw(b'0', b"../.mvb.json", 2, b"", b"{}")]) => Reject(IA, "marker .mvb.json is not the first entry (member ../.mvb.json, byte 0)");
+    marker_bundle_id_201_bytes: bundle_for_id(&long_id(201)) => Reject(IA, "marker .mvb.json is not the first entry (member qwen--qwen3-0.6b@cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc/.mvb.json, byte 0)");
     marker_oversize: build_marker_oversize() => Reject(LE, "marker exceeds max_marker_bytes (member qwen--qwen3-0.6b@c1899de289a0/.mvb.json, byte 0)");
     marker_invalid_json: marker_edit(r#""written_by""#, r#"'written_by'"#) => Reject(MF, "unexpected byte, expected an object member name (member .mvb.json, byte 389)");
     marker_duplicate_member: marker_edit(r#""artifact_type":"model""#, r#""artifact_type":"model","artifact_type":"x""#) => Reject(MF, "duplicate object member name (member .mvb.json, byte 96)");
@@ -590,15 +643,23 @@ mvb_cases! {
     marker_version_number: marker_edit(r#""1.2""#, "1.2") => Reject(MF, "expected string, found number (member .mvb.json, marker.mvb_format_version, byte 22)");
     marker_container_major_2: marker_edit(r#""1.2""#, r#""2.0""#) => Reject(UV, "container major version is not 1 (member .mvb.json, marker.mvb_format_version, byte 22)");
     marker_container_major_0: marker_edit(r#""1.2""#, r#""0.9""#) => Reject(UV, "container major version is not 1 (member .mvb.json, marker.mvb_format_version, byte 22)");
+    marker_major_2_rest_invalid: build_marker_major_2_rest_invalid() => Reject(UV, "container major version is not 1 (member .mvb.json, marker.mvb_format_version, byte 22)");
+    marker_version_leading_zero: marker_edit(r#""1.2""#, r#""01.2""#) => Reject(MF, "must be MAJOR.MINOR (member .mvb.json, marker.mvb_format_version, byte 22)");
     marker_schema_major_2: marker_edit(r#""1.6.0""#, r#""2.0.0""#) => Reject(UV, "schema_version major is not 1 (member .mvb.json, marker.schema_version, byte 113)");
     marker_schema_not_semver: marker_edit(r#""1.6.0""#, r#""1.6""#) => Reject(MF, "must be MAJOR.MINOR.PATCH (member .mvb.json, marker.schema_version, byte 113)");
     marker_bundle_id_differs: marker_edit(r#""bundle_id":"qwen"#, r#""bundle_id":"xqwen"#) => Reject(MF, "bundle_id differs from the marker's folder (member .mvb.json, marker.bundle_id, byte 40)");
     marker_bundle_hash_algorithm: marker_edit("sha256-of-sorted-sha256-lines", "md5") => Reject(MF, "must be sha256-of-sorted-sha256-lines (member .mvb.json, marker.bundle_hash.algorithm, byte 148)");
     marker_written_by_empty: marker_edit(r#"{"tool":"darsay"}"#, r#"{"tool":""}"#) => Reject(MF, "must be a non-empty string (member .mvb.json, marker.written_by.tool, byte 410)");
+    marker_artifact_type_empty: marker_edit(r#""artifact_type":"model""#, r#""artifact_type":"""#) => Reject(MF, "must be a non-empty string (member .mvb.json, marker.artifact_type, byte 88)");
+    marker_bundle_hash_value_not_hex: marker_edit(r#""value":""#, r#""value":"g"#) => Reject(MF, "must be 64 lowercase hex digits (member .mvb.json, marker.bundle_hash.value, byte 188)");
     marker_count_negative: marker_edit(r#""payload_file_count":3"#, r#""payload_file_count":-3"#) => Reject(MF, "integer out of range (member .mvb.json, marker.payload_file_count, byte 361)");
     marker_count_disagrees: marker_count_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.payload_file_count, byte 361)");
     marker_size_disagrees: marker_size_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.payload_size_bytes, byte 384)");
     marker_hash_disagrees: marker_hash_off() => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_hash.value, byte 188)");
+    marker_covers_malformed: marker_edit(r#""covers":"model/"#, r#""covers":"everything/../"#) => Reject(MF, "must state the payload root it covers (member .mvb.json, marker.bundle_hash.covers, byte 264)");
+    marker_artifact_type_disagrees: marker_edit(r#""artifact_type":"model""#, r#""artifact_type":"dataset""#) => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.artifact_type, byte 88)");
+    marker_schema_version_disagrees: marker_edit(r#""1.6.0""#, r#""1.7.0""#) => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.schema_version, byte 113)");
+    marker_covers_disagrees: marker_edit(r#""covers":"model/"#, r#""covers":"data/"#) => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_hash.covers, byte 264)");
 
     // §4.1 tar structure and PAX/ustar desync.
     empty_file: Vec::new() => Reject(IA, "tar stream has no end-of-archive marker (byte 0)");
@@ -639,6 +700,7 @@ mvb_cases! {
     invalid_utf8_path: build_invalid_utf8_path() => Reject(PT, "path is not valid UTF-8 at path byte 36 (member qwen--qwen3-0.6b@c1899de289a0/model/��, byte 1024)");
     non_canonical_dot_slash: valid_marker_then(&raw(b'0', format!("./{ID}/README.md").as_bytes(), 1, b"", b"x")) => Reject(IA, "non-canonical entry path (member ./qwen--qwen3-0.6b@c1899de289a0/README.md, byte 1024)");
     non_canonical_double_slash: valid_marker_then(&ent("model//README.md", b"x")) => Reject(IA, "non-canonical entry path (member qwen--qwen3-0.6b@c1899de289a0/model//README.md, byte 1024)");
+    non_canonical_trailing_slash: valid_marker_then(&raw(b'0', format!("{ID}/README.md/").as_bytes(), 1, b"", b"x")) => Reject(IA, "regular tar entry named like a folder (member qwen--qwen3-0.6b@c1899de289a0/README.md/, byte 1024)");
     entry_outside_bundle_folder: outside_folder() => Reject(IA, "entry outside the bundle folder (member other@1/README.md, byte 1024)");
     duplicate_entry: duplicate_exact() => Reject(IA, "duplicate entry (member qwen--qwen3-0.6b@c1899de289a0/README.md, byte 2048)");
     duplicate_case_folded: build_duplicate_case_folded() => Reject(IA, "duplicate or conflicting entry path (member qwen--qwen3-0.6b@c1899de289a0/readme.md, byte 2048)");
@@ -648,7 +710,10 @@ mvb_cases! {
     volatile_exports_json: valid_marker_then(&ent("exports.json", b"[]")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/exports.json, byte 1024)");
     volatile_transfer_lock: valid_marker_then(&ent("transfer.lock", b"")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/transfer.lock, byte 1024)");
     volatile_ds_store: valid_then(&ent("model/zz/.DS_Store", b"x")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/model/zz/.DS_Store, byte 7680)");
+    volatile_hydration_json: valid_marker_then(&ent("hydration.json", b"{}")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/hydration.json, byte 1024)");
+    volatile_transfer_json: valid_then(&ent("transfer.json", b"{}")) => Reject(IA, "volatile machine-local file in archive (member qwen--qwen3-0.6b@c1899de289a0/transfer.json, byte 7680)");
     folder_named_verification_json: valid_then(&ent("verification.json/x", b"x")) => Reject(IA, "folder at a bundle-root name import writes (member qwen--qwen3-0.6b@c1899de289a0/verification.json/x, byte 7680)");
+    folder_named_manifest_json_upper_case: valid_marker_then(&ent("MANIFEST.JSON/x", b"x")) => Reject(IA, "folder at a bundle-root name import writes (member qwen--qwen3-0.6b@c1899de289a0/MANIFEST.JSON/x, byte 1024)");
     entry_oversize: build_entry_oversize() => Reject(LE, "entry exceeds max_entry_bytes (member qwen--qwen3-0.6b@c1899de289a0/model/huge.bin, byte 1024)");
 
     // §4.4 the manifest.
@@ -658,11 +723,22 @@ mvb_cases! {
     manifest_duplicate_member: manifest_edit(r#""kind":"darsay.bundle""#, r#""kind":"darsay.bundle","kind":"x""#) => Reject(MF, "duplicate object member name (member manifest.json, byte 49)");
     manifest_schema_major_2: manifest_edit(r#""1.6.0""#, r#""2.0.0""#) => Reject(UV, "schema_version major is not 1 (member manifest.json, manifest.schema_version, byte 18)");
     manifest_kind_wrong: manifest_edit("darsay.bundle", "darsay.other") => Reject(MF, "must be darsay.bundle (member manifest.json, manifest.kind, byte 33)");
+    manifest_schema_leading_zero: manifest_edit(r#""1.6.0""#, r#""1.06.0""#) => Reject(MF, "must be MAJOR.MINOR.PATCH (member manifest.json, manifest.schema_version, byte 18)");
+    manifest_artifact_type_empty: manifest_edit(r#""artifact_type":"model""#, r#""artifact_type":"""#) => Reject(MF, "must be a non-empty string (member manifest.json, manifest.artifact_type, byte 65)");
+    manifest_bundle_id_201_bytes: manifest_edit(ID, &long_id(201)) => Reject(MF, "must be one plain path segment of at most 200 bytes (member manifest.json, manifest.bundle_id, byte 85)");
     manifest_payload_root_traversal: manifest_edit(r#""payload_root":"model/""#, r#""payload_root":"../""#) => Reject(MF, "must be one plain path segment, optionally ending in / (member manifest.json, manifest.inventory.layout.payload_root, byte 155)");
+    manifest_payload_root_metadata_name: manifest_edit(r#""payload_root":"model/""#, r#""payload_root":"exports.json/""#) => Reject(MF, "must be one plain path segment, optionally ending in / (member manifest.json, manifest.inventory.layout.payload_root, byte 155)");
     manifest_inventory_path_outside_root: manifest_edit(r#""path":"model/config.json""#, r#""path":"config.json""#) => Reject(MF, "must be a normalised bundle path under the payload root (member manifest.json, manifest.inventory.files[0].path, byte 182)");
     manifest_inventory_duplicate_path: manifest_edit(r#""path":"model/config.json""#, r#""path":"model/Tokenizer.json""#) => Reject(MF, "duplicate or conflicting inventory path (member manifest.json, manifest.inventory.files[2].path, byte 423)");
     manifest_sha256_uppercase: build_sha256_uppercase() => Reject(MF, "must be 64 lowercase hex digits (member manifest.json, manifest.inventory.files[0].sha256, byte 221)");
+    manifest_size_negative: manifest_edit(r#""size":32"#, r#""size":-32"#) => Reject(MF, "integer out of range (member manifest.json, manifest.inventory.files[0].size, byte 209)");
+    manifest_bundle_hash_algorithm: manifest_edit("sha256-of-sorted-sha256-lines", "sha256") => Reject(MF, "must be sha256-of-sorted-sha256-lines (member manifest.json, manifest.inventory.bundle_hash.algorithm, byte 558)");
+    manifest_bundle_hash_value_not_hex: manifest_edit(r#""value":""#, r#""value":"g"#) => Reject(MF, "must be 64 lowercase hex digits (member manifest.json, manifest.inventory.bundle_hash.value, byte 598)");
+    manifest_covers_other_root: manifest_edit(r#""covers":"model/"#, r#""covers":"data/"#) => Reject(MF, "must state the payload root it covers (member manifest.json, manifest.inventory.bundle_hash.covers, byte 674)");
     manifest_date_not_utc: manifest_edit(DATE, "2025-06-01T14:00:00+02:00") => Reject(MF, "must be RFC 3339 UTC (member manifest.json, manifest.archive.date_archived, byte 778)");
+    manifest_date_february_29_2025: manifest_edit(DATE, "2025-02-29T12:00:00Z") => Reject(MF, "must be RFC 3339 UTC (member manifest.json, manifest.archive.date_archived, byte 778)");
+    manifest_date_leap_second: manifest_edit(DATE, "2016-12-31T23:59:60Z") => Reject(MF, "must be RFC 3339 UTC (member manifest.json, manifest.archive.date_archived, byte 778)");
+    manifest_date_before_1970: manifest_edit(DATE, "1969-12-31T23:59:59Z") => Reject(MF, "must be RFC 3339 UTC (member manifest.json, manifest.archive.date_archived, byte 778)");
     manifest_bundle_id_differs: manifest_edit(r#""bundle_id":"qwen"#, r#""bundle_id":"xqwen"#) => Reject(IM, "marker disagrees with manifest.json (member .mvb.json, marker.bundle_id, byte 40)");
 
     // §4.5, §4.6 integrity.
