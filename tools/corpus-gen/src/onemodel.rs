@@ -377,6 +377,151 @@ fn m_sparse_numbers() -> String {
     gm(&format!("{{\"sparse_initializers\":[{}1]}}", "1,".repeat(131_071)))
 }
 
+// Manifests of the cases added by the rule audit (one per rule of `spec/onemodel.md` that
+// had no file), shared by a case's bytes and its expectation.
+
+/// §2.5: `strings` on a fixed-size dtype.
+fn m_strings_on_float() -> String {
+    init("{\"name\":\"w\",\"dtype\":1,\"dims\":[1],\"strings\":[\"AAAAAA==\"]}")
+}
+
+/// §2.5: a fixed-size tensor with neither `data` nor `strings`.
+fn m_data_missing() -> String {
+    init("{\"name\":\"w\",\"dtype\":1,\"dims\":[1]}")
+}
+
+/// §2.5: a string tensor (dtype 8) without `strings`.
+fn m_strings_missing() -> String {
+    init("{\"name\":\"s\",\"dtype\":8,\"dims\":[1]}")
+}
+
+/// §2.5 data rule 1 for `length`.
+fn m_length_negative() -> String {
+    init(&raw(2, "[0]", 0, 0).replace("\"length\":0", "\"length\":-1"))
+}
+
+/// §2.5: a negative dtype code.
+fn m_dtype_negative() -> String {
+    init(&raw(1, "[]", 0, 4).replace("\"dtype\":1", "\"dtype\":-1"))
+}
+
+/// §2.6: a negative sparse dimension.
+fn m_sparse_dim_negative() -> String {
+    gm(
+        "{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":7,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[-4]}]}",
+    )
+}
+
+/// §2.6: index values are data, not checked (index 99 and -5 in a tensor of 4 elements).
+fn m_sparse_indices_unchecked() -> String {
+    gm(
+        "{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[2],\"data\":{\"offset\":0,\"length\":8}},\"indices\":{\"dtype\":7,\"dims\":[2],\"data\":{\"offset\":64,\"length\":16}},\"dims\":[4]}],\"outputs\":[{\"name\":\"s\"}]}",
+    )
+}
+
+/// The data region of [`m_sparse_indices_unchecked`]: two floats, then indices 99 and -5.
+fn d_sparse_indices_unchecked() -> Vec<u8> {
+    let mut d = vec![0u8; 64];
+    d[..4].copy_from_slice(&1f32.to_le_bytes());
+    d[4..8].copy_from_slice(&2f32.to_le_bytes());
+    d.extend_from_slice(&99i64.to_le_bytes());
+    d.extend_from_slice(&(-5i64).to_le_bytes());
+    d
+}
+
+/// §2.4: a reference attribute of type 0.
+fn m_reference_type_0() -> String {
+    attr("{\"name\":\"a\",\"type\":0,\"ref\":\"r\"}")
+}
+
+/// §1.2: base64 without its padding.
+fn m_base64_unpadded() -> String {
+    attr("{\"name\":\"s\",\"type\":3,\"value\":\"YQ\"}")
+}
+
+/// §1.2: a float bit pattern below 0.
+fn m_float_bits_negative() -> String {
+    attr("{\"name\":\"f\",\"type\":1,\"value\":-1}")
+}
+
+/// §2.1: an operator set version below 0.
+fn m_opset_version_negative() -> String {
+    "{\"ir_version\":9,\"opsets\":[{\"version\":-1}],\"graph\":{}}".into()
+}
+
+/// §2.7: a sequence type without its required `elem`.
+fn m_type_elem_missing() -> String {
+    input_type("{\"kind\":\"sequence\"}")
+}
+
+/// §3.1 rule 1: a subgraph may define a name its enclosing graph defines (the inner wins).
+fn m_subgraph_shadows() -> String {
+    gm(
+        "{\"inputs\":[{\"name\":\"x\"}],\"nodes\":[{\"op\":\"If\",\"inputs\":[\"x\"],\"outputs\":[\"y\"],\"attributes\":[{\"name\":\"then_branch\",\"type\":5,\"value\":{\"inputs\":[{\"name\":\"x\"}],\"nodes\":[{\"op\":\"Neg\",\"inputs\":[\"x\"],\"outputs\":[\"x2\"]}],\"outputs\":[{\"name\":\"x2\"}]}}]}],\"outputs\":[{\"name\":\"y\"}]}",
+    )
+}
+
+/// §3.1 rule 2: a function body sees only its own inputs and node outputs, not the graph's.
+fn m_function_reads_graph() -> String {
+    "{\"ir_version\":9,\"opsets\":[{\"version\":17}],\"graph\":{\"inputs\":[{\"name\":\"x\"}]},\"functions\":[{\"name\":\"F\",\"outputs\":[\"y\"],\"nodes\":[{\"op\":\"Relu\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}]}]}".into()
+}
+
+/// §3.1 rule 3: a node depends on the nodes whose outputs its subgraphs read, so a
+/// subgraph reading a later node's output that itself needs this node is a cycle.
+fn m_cycle_through_subgraph() -> String {
+    gm(
+        "{\"inputs\":[{\"name\":\"x\"}],\"nodes\":[{\"op\":\"If\",\"inputs\":[\"x\"],\"outputs\":[\"a\"],\"attributes\":[{\"name\":\"g\",\"type\":5,\"value\":{\"nodes\":[{\"op\":\"Identity\",\"inputs\":[\"b\"],\"outputs\":[\"t\"]}],\"outputs\":[{\"name\":\"t\"}]}}]},{\"op\":\"Relu\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]}],\"outputs\":[{\"name\":\"b\"}]}",
+    )
+}
+
+/// §3.1 rule 3: the same subgraph read, without the cycle, puts the later node first.
+fn m_subgraph_read_orders_nodes() -> String {
+    gm(
+        "{\"inputs\":[{\"name\":\"x\"}],\"nodes\":[{\"op\":\"If\",\"inputs\":[\"x\"],\"outputs\":[\"a\"],\"attributes\":[{\"name\":\"g\",\"type\":5,\"value\":{\"nodes\":[{\"op\":\"Identity\",\"inputs\":[\"b\"],\"outputs\":[\"t\"]}],\"outputs\":[{\"name\":\"t\"}]}}]},{\"op\":\"Relu\",\"inputs\":[\"x\"],\"outputs\":[\"b\"]}],\"outputs\":[{\"name\":\"a\"}]}",
+    )
+}
+
+/// §3.1 rule 4: `ai.onnx` is the default domain `""`.
+fn m_ai_onnx_domain() -> String {
+    net(
+        &["x"],
+        &["{\"op\":\"Relu\",\"domain\":\"ai.onnx\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}".into()],
+        &["y"],
+    )
+}
+
+/// §3.1 rule 4: a function's node may use an operator set only the model declares.
+fn m_function_uses_model_opset() -> String {
+    "{\"ir_version\":9,\"opsets\":[{\"version\":17},{\"domain\":\"com.x\",\"version\":1}],\"graph\":{},\"functions\":[{\"name\":\"F\",\"inputs\":[\"a\"],\"outputs\":[\"b\"],\"nodes\":[{\"op\":\"G\",\"domain\":\"com.x\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]}],\"opsets\":[{\"version\":17}]}]}".into()
+}
+
+/// §3.1 rule 5: two `value_info` entries for one name in one graph.
+fn m_value_info_twice() -> String {
+    gm("{\"inputs\":[{\"name\":\"x\"}],\"value_info\":[{\"name\":\"x\"},{\"name\":\"x\"}]}")
+}
+
+/// §1.3: two tensors at the same bytes.
+fn m_tensors_share_bytes() -> String {
+    gm(
+        "{\"initializers\":[{\"name\":\"a\",\"dtype\":1,\"dims\":[2],\"data\":{\"offset\":0,\"length\":8}},{\"name\":\"b\",\"dtype\":7,\"dims\":[1],\"data\":{\"offset\":0,\"length\":8}}]}",
+    )
+}
+
+/// §2.5 data rule 4: alignment is required only when `length` > 0.
+fn m_empty_tensor_unaligned() -> String {
+    init(&raw(1, "[0]", 7, 0))
+}
+
+/// §2.5: codes 27 and 28 are 6 bits per element, rounded up to whole bytes.
+fn m_six_bit_tensor() -> String {
+    init(&raw(27, "[3]", 0, 3))
+}
+
+/// §2.7: `elem_type` 8 (string) is allowed in a type though it has no fixed size.
+fn m_elem_type_string() -> String {
+    input_type("{\"kind\":\"tensor\",\"elem_type\":8,\"shape\":[]}")
+}
+
 cases! {
     // Valid files (§1–§4).
     minimal: file(EMPTY, &[]) => Valid;
@@ -389,7 +534,20 @@ cases! {
     nesting_64: file(&input_type(&sequences(62)), &[]) => Valid;
     int64_beyond_2_53: file(&attr("{\"name\":\"i\",\"type\":2,\"value\":-9007199254740993}"), &[]) => Valid;
 
+    // Valid edge cases added by the rule audit: what a rule accepts that a reader might not.
+    uncovered_data_bytes_ignored: file(EMPTY, &[0xa5; 64]) => Valid;
+    tensors_share_bytes: file(&m_tensors_share_bytes(), &[0x11; 64]) => Valid;
+    empty_tensor_unaligned_offset: file(&m_empty_tensor_unaligned(), &[0; 64]) => Valid;
+    six_bit_tensor_rounds_up: file(&m_six_bit_tensor(), &[0xff, 0x0f, 0x3c]) => Valid;
+    sparse_indices_not_checked: file(&m_sparse_indices_unchecked(), &d_sparse_indices_unchecked()) => Valid;
+    type_elem_type_string: file(&m_elem_type_string(), &[]) => Valid;
+    subgraph_shadows_outer_name: file(&m_subgraph_shadows(), &[]) => Valid;
+    subgraph_read_orders_nodes: file(&m_subgraph_read_orders_nodes(), &[]) => Valid;
+    ai_onnx_domain_is_default: file(&m_ai_onnx_domain(), &[]) => Valid;
+    function_uses_model_opset: file(&m_function_uses_model_opset(), &[]) => Valid;
+
     // §1.1 header, in check order.
+    file_shorter_than_magic: file(EMPTY, &[]).get(..5).unwrap_or_default().to_vec() => reject(Bad, "magic", 0);
     magic_wrong: patched(file(EMPTY, &[]), 1, b"X") => reject(Bad, "magic", 0);
     magic_is_onnx_protobuf: patched(file(EMPTY, &[]), 0, &[0x08, 0x09]) => reject(Bad, "magic", 0);
     header_truncated: file(EMPTY, &[]).get(..40).unwrap_or_default().to_vec() => reject(Range, "header", 40);
@@ -422,6 +580,10 @@ cases! {
     producer_name_null: file("{\"ir_version\":9,\"producer_name\":null,\"graph\":{}}", &[]) => reject(Bad, "manifest.producer_name", 64 + 32);
     opset_domain_twice: file(&m_dup_opset(), &[]) => reject(Bad, "manifest.opsets[1]", at(&m_dup_opset(), "{\"domain"));
 
+    ir_version_exponent: file("{\"ir_version\":9e0,\"graph\":{}}", &[]) => reject(Bad, "manifest.ir_version", 64 + 14);
+    opset_version_negative: file(&m_opset_version_negative(), &[])
+        => reject(Range, "manifest.opsets[0].version", at(&m_opset_version_negative(), "-1"));
+
     // §2.4 attributes.
     float_bits_above_u32: file(&attr("{\"name\":\"f\",\"type\":1,\"value\":4294967296}"), &[])
         => reject(Range, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"f\",\"type\":1,\"value\":4294967296}"), "4294967296"));
@@ -445,6 +607,13 @@ cases! {
         => reject(Bad, "manifest.graph.nodes[0].attributes[0].value", at(&attr("{\"name\":\"a\",\"type\":2,\"ref\":\"r\",\"value\":1}"), "1}]"));
     ints_with_string: file(&attr("{\"name\":\"a\",\"type\":7,\"value\":[1,\"2\"]}"), &[])
         => reject(Bad, "manifest.graph.nodes[0].attributes[0].value[1]", at(&attr("{\"name\":\"a\",\"type\":7,\"value\":[1,\"2\"]}"), "\"2\""));
+
+    float_bits_negative: file(&m_float_bits_negative(), &[])
+        => reject(Range, "manifest.graph.nodes[0].attributes[0].value", at(&m_float_bits_negative(), "-1"));
+    base64_unpadded: file(&m_base64_unpadded(), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].value", at(&m_base64_unpadded(), "\"YQ"));
+    reference_type_0: file(&m_reference_type_0(), &[])
+        => reject(Bad, "manifest.graph.nodes[0].attributes[0].type", at(&m_reference_type_0(), "0,\"ref"));
 
     // §2.5 tensors.
     sparse_initializers_131072_numbers: file(&m_sparse_numbers(), &[])
@@ -485,6 +654,19 @@ cases! {
     sparse_indices_int32: file(&gm("{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":6,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[4]}]}"), &[])
         => reject(Bad, "manifest.graph.sparse_initializers[0].indices.dtype", at(&gm("{\"sparse_initializers\":[{\"values\":{\"name\":\"s\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"indices\":{\"dtype\":6,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}},\"dims\":[4]}]}"), "6,"));
 
+    dtype_negative: file(&m_dtype_negative(), &[])
+        => reject(Unsup, "manifest.graph.initializers[0].dtype", at(&m_dtype_negative(), "-1"));
+    length_negative: file(&m_length_negative(), &[])
+        => reject(Range, "manifest.graph.initializers[0].data.length", at(&m_length_negative(), "-1"));
+    strings_on_float_tensor: file(&m_strings_on_float(), &[])
+        => reject(Bad, "manifest.graph.initializers[0].strings", at(&m_strings_on_float(), "[\"AAAA"));
+    tensor_data_missing: file(&m_data_missing(), &[])
+        => reject(Bad, "manifest.graph.initializers[0].data", at(&m_data_missing(), "{\"name\":\"w\""));
+    string_tensor_strings_missing: file(&m_strings_missing(), &[])
+        => reject(Bad, "manifest.graph.initializers[0].strings", at(&m_strings_missing(), "{\"name\":\"s\""));
+    sparse_dim_negative: file(&m_sparse_dim_negative(), &[])
+        => reject(Range, "manifest.graph.sparse_initializers[0].dims[0]", at(&m_sparse_dim_negative(), "-4"));
+
     // §2.7 types and §3.2 nesting.
     type_kind_unknown: file(&input_type("{\"kind\":\"tuple\"}"), &[])
         => reject(Unsup, "manifest.graph.inputs[0].type.kind", at(&input_type("{\"kind\":\"tuple\"}"), "\"tuple"));
@@ -509,6 +691,9 @@ cases! {
     type_attribute_nesting_65: file(&attr(&format!("{{\"name\":\"t\",\"type\":13,\"value\":{}}}", sequences(63))), &[])
         => reject(Limit, &format!("manifest.graph.nodes[0].attributes[0].value{}", ".elem".repeat(63)), at(&attr(&format!("{{\"name\":\"t\",\"type\":13,\"value\":{}}}", sequences(63))), "{\"kind\":\"tensor"));
 
+    type_elem_missing: file(&m_type_elem_missing(), &[])
+        => reject(Bad, "manifest.graph.inputs[0].type.elem", at(&m_type_elem_missing(), "{\"kind\":\"sequence"));
+
     // §3.1 names.
     name_defined_twice: file(&net(&["x"], &[node("Relu", &["x"], &["x"])], &["x"]), &[])
         => reject(Bad, "manifest.graph.nodes[0].outputs[0]", at(&net(&["x"], &[node("Relu", &["x"], &["x"])], &["x"]), "\"x\"]}"));
@@ -530,6 +715,12 @@ cases! {
         => reject(Bad, "manifest.functions[1999].nodes[0].domain", at(&m_many_functions(), "\"nowhere\""));
     function_duplicate: file("{\"ir_version\":9,\"graph\":{},\"functions\":[{\"name\":\"F\"},{\"name\":\"F\"}]}", &[])
         => reject(Bad, "manifest.functions[1]", 64 + 53);
+    function_reads_graph_value: file(&m_function_reads_graph(), &[])
+        => reject(Bad, "manifest.functions[0].nodes[0].inputs[0]", at_last(&m_function_reads_graph(), "\"x\""));
+    cycle_through_subgraph: file(&m_cycle_through_subgraph(), &[])
+        => reject(Bad, "manifest.graph.nodes[0]", at(&m_cycle_through_subgraph(), "{\"op\":\"If\""));
+    value_info_twice: file(&m_value_info_twice(), &[])
+        => reject(Bad, "manifest.graph.value_info[1].name", at_last(&m_value_info_twice(), "\"x\""));
 }
 
 /// Every OneModel corpus file.
