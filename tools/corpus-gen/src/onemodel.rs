@@ -910,6 +910,100 @@ pub fn onnx_cases() -> Vec<Case> {
             with_tensor(&[int(1, 1 << 30), int(1, 1 << 30), int(2, 1)].concat()),
             reject(Limit, "onnx.graph.initializer[0]", 6),
         ),
+        // Rules of §6 that had no file (rule audit).
+        case("field_number_0", vec![0x00, 0x00], reject(Bad, "onnx", 0)),
+        case(
+            "known_field_wrong_wire_type",
+            [len(1, &[9]), len(7, &[])].concat(),
+            reject(Bad, "onnx", 0),
+        ),
+        case("ir_version_missing", len(7, &[]), reject(Bad, "onnx", 0)),
+        case(
+            "opset_domain_twice",
+            [
+                int(1, 9),
+                len(7, &[]),
+                len(8, &int(2, 17)),
+                len(8, &[len(1, b"ai.onnx"), int(2, 18)].concat()),
+            ]
+            .concat(),
+            reject(Bad, "onnx", 0),
+        ),
+        case(
+            "quantization_annotation",
+            model(&len(14, &[])),
+            reject(Unsup, "onnx.graph", 4),
+        ),
+        case(
+            "device_configurations",
+            model(&len(1, &[node(&[]), len(10, &[])].concat())),
+            reject(Unsup, "onnx.graph.node[0]", 15),
+        ),
+        case(
+            "attribute_type_absent",
+            model(
+                &[
+                    len(
+                        1,
+                        &[len(2, b"y"), len(4, b"C"), len(5, &[len(1, b"a"), int(3, 1)].concat())].concat(),
+                    ),
+                    len(12, &len(1, b"y")),
+                ]
+                .concat(),
+            ),
+            reject(Bad, "onnx.graph.node[0].attribute[0]", 14),
+        ),
+        case(
+            "attribute_value_of_other_type",
+            model(
+                &[
+                    len(
+                        1,
+                        &[
+                            len(2, b"y"),
+                            len(4, b"C"),
+                            len(5, &[len(1, b"a"), len(4, b"s"), int(20, 2)].concat()),
+                        ]
+                        .concat(),
+                    ),
+                    len(12, &len(1, b"y")),
+                ]
+                .concat(),
+            ),
+            reject(Bad, "onnx.graph.node[0].attribute[0]", 14),
+        ),
+        case(
+            "type_opaque",
+            model(&len(11, &[len(1, b"x"), len(2, &len(7, &[]))].concat())),
+            reject(Unsup, "onnx.graph.input[0].type", 11),
+        ),
+        case(
+            "type_without_kind",
+            model(&len(11, &[len(1, b"x"), len(2, &len(6, b"IMAGE"))].concat())),
+            reject(Unsup, "onnx.graph.input[0].type", 11),
+        ),
+        case(
+            "type_two_kinds",
+            model(&len(
+                11,
+                &[
+                    len(1, b"x"),
+                    len(2, &[len(1, &int(1, 1)), len(4, &len(1, &len(1, &int(1, 1))))].concat()),
+                ]
+                .concat(),
+            )),
+            reject(Bad, "onnx.graph.input[0].type", 15),
+        ),
+        case(
+            "data_location_2",
+            with_tensor(&[int(1, 0), int(2, 1), int(14, 2)].concat()),
+            reject(Unsup, "onnx.graph.initializer[0]", 11),
+        ),
+        case(
+            "uint64_data_uint32_above_2_32",
+            with_tensor(&[int(1, 1), int(2, 12), int(11, 1 << 32)].concat()),
+            reject(Range, "onnx.graph.initializer[0]", 6),
+        ),
         case(
             "type_nesting_65",
             nested_onnx_types(64),
