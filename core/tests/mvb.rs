@@ -819,7 +819,10 @@ fn manifest_date_archived_rfc3339_utc() {
 #[test]
 fn manifest_unknown_members_kept() {
     let m = Manifest::parse(manifest_text().as_bytes(), &MvbLimits::DEFAULT, KEY).unwrap();
-    assert!(m.fields.get("source").is_none(), "only the members §1.2 reads are built");
+    assert!(
+        m.fields.get("source").is_none(),
+        "only the members §1.2 reads are built"
+    );
     let text = m.stamped(&[], KEY).unwrap();
     assert!(text.contains("\"source\":"), "{text}");
 }

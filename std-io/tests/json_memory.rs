@@ -48,7 +48,8 @@ fn package(config: &str) -> Vec<u8> {
         stage(1, "pre", "EV74", "cast", "decoder"),
         stage(2, "mla_0", "MLA", "mla_inference", "pre")
     );
-    let contract = r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"mla_0","processor":"MLA","executable":"m.elf"}]}"#;
+    let contract =
+        r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"mla_0","processor":"MLA","executable":"m.elf"}]}"#;
     let mut w = TarWriter::new(Flavor::Gnu);
     for (path, data) in [
         ("mpk.json", contract.as_bytes()),
@@ -70,7 +71,11 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     let pkg = package(&config);
     let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
     checked.unwrap();
-    assert!(peak < 2 * config.len() + (4 << 20), "MPK peak {peak} for a {}-byte config", config.len());
+    assert!(
+        peak < 2 * config.len() + (4 << 20),
+        "MPK peak {peak} for a {}-byte config",
+        config.len()
+    );
 
     // §1.2: 4 M elements outside the members read cost their text once (kept for §6.3).
     let files = format!(r#"[{{"path":"model/a","size":1,"sha256":"{HASH}"}}]"#);
@@ -78,7 +83,11 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     let (m, peak) = common::peak_of(|| Manifest::parse(text.as_bytes(), &MvbLimits::DEFAULT, KEY));
     let m = m.unwrap();
     assert_eq!(m.files.len(), 1);
-    assert!(peak < text.len() + (1 << 20), "parse peak {peak} for {} text bytes", text.len());
+    assert!(
+        peak < text.len() + (1 << 20),
+        "parse peak {peak} for {} text bytes",
+        text.len()
+    );
 
     // §6.3: the stamped text is streamed: the output and its growth, no tree.
     let stamp = Value::new(Node::String("here".into()));

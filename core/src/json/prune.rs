@@ -7,11 +7,11 @@
 //! number of elements in the document (a value costs some 40 bytes; `[0,0,…]` has one per
 //! two input bytes).
 
+use super::Limits;
 use super::error::Error;
 use super::text::Text;
 use super::tokenizer::{Parser, Sink, Str, Token};
 use super::value::{Node, Pending, Texts, Value, scalar_node};
-use super::Limits;
 use alloc::vec::Vec;
 
 /// What [`parse_kept`] keeps of one value (`spec/json.md` §8.1). Whatever the schema, a
@@ -173,7 +173,11 @@ mod tests {
     #[test]
     fn kept_value_holds_exactly_what_the_schema_names() {
         let inner = [("files", Keep::Items(2, &FILE)), ("id", Keep::Shape)];
-        let root = [("inv", Keep::Members(&inner)), ("kind", Keep::Shape), ("shape", Keep::Shape)];
+        let root = [
+            ("inv", Keep::Members(&inner)),
+            ("kind", Keep::Shape),
+            ("shape", Keep::Shape),
+        ];
         let doc = r#"{"x":[1,{"inv":2}],"inv":{"files":[{"path":"a","size":1,"junk":[1]},7,[3],{"path":{"p":1}}],"id":"i","y":{}},"kind":[1,2],"shape":{"a":[1]},"z":null}"#;
         assert_eq!(
             kept(doc, Keep::Members(&root)),
@@ -199,10 +203,12 @@ mod tests {
         for (p, w) in p.iter().zip(w) {
             assert_eq!((p.name_offset, p.value.offset), (w.name_offset, w.value.offset));
         }
-        let path = |v: &Value| v.get("a").and_then(|a| match &a.node {
-            Node::Array(items) => items.get(1).and_then(|i| i.get("path")).map(|p| p.offset),
-            _ => None,
-        });
+        let path = |v: &Value| {
+            v.get("a").and_then(|a| match &a.node {
+                Node::Array(items) => items.get(1).and_then(|i| i.get("path")).map(|p| p.offset),
+                _ => None,
+            })
+        };
         assert_eq!(path(&pruned), path(&whole));
     }
 
@@ -219,7 +225,10 @@ mod tests {
             r#"{"x":1} 2"#,
             "",
         ] {
-            let shallow = Limits { max_depth: 3, ..Limits::DEFAULT };
+            let shallow = Limits {
+                max_depth: 3,
+                ..Limits::DEFAULT
+            };
             let want = parse(doc.as_bytes(), shallow).unwrap_err();
             let got = parse_kept_default(doc.as_bytes(), shallow, Keep::Members(&root)).unwrap_err();
             assert_eq!(got, want, "{doc}");

@@ -2,12 +2,12 @@
 //! document is read (`spec/json.md` §9.4): the memory it takes is the output and one entry
 //! per open container, never a tree of the document.
 
+use super::Limits;
 use super::error::Error;
 use super::number::Number;
 use super::tokenizer::{Parser, Token};
 use super::value::Value;
 use super::writer::Writer;
-use super::Limits;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -160,11 +160,19 @@ mod tests {
                 _ => None,
             });
         }
-        if let Some(Value { node: Node::Object(members), .. }) = target {
+        if let Some(Value {
+            node: Node::Object(members),
+            ..
+        }) = target
+        {
             for (name, value) in set {
                 match members.iter_mut().find(|m| m.name == *name) {
                     Some(m) => m.value = (*value).clone(),
-                    None => members.push(Member { name: (*name).into(), name_offset: 0, value: (*value).clone() }),
+                    None => members.push(Member {
+                        name: (*name).into(),
+                        name_offset: 0,
+                        value: (*value).clone(),
+                    }),
                 }
             }
         }
@@ -176,7 +184,11 @@ mod tests {
     /// rest is the canonical text: the same bytes as setting them on the whole tree (§9.4).
     #[test]
     fn rewrite_sets_members_as_the_tree_would() {
-        let obj = Value::new(Node::Object(vec![Member { name: "k".into(), name_offset: 0, value: string("v") }]));
+        let obj = Value::new(Node::Object(vec![Member {
+            name: "k".into(),
+            name_offset: 0,
+            value: string("v"),
+        }]));
         let (a, b) = (string("A"), string("B\n\u{1}"));
         let set: [(&str, &Value); 3] = [("loc", &a), ("host", &b), ("stamp", &obj)];
         for doc in [
@@ -189,11 +201,13 @@ mod tests {
             r#"[{"archive":{}}]"#,
             r#""archive""#,
         ] {
-            let got = canonical_with_members(doc.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["archive"], &set).unwrap();
+            let got =
+                canonical_with_members(doc.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["archive"], &set).unwrap();
             assert_eq!(got, reference(doc, &["archive"], &set), "{doc}");
         }
         let deep = r#"{"a":{"b":{"c":1},"c":{}},"b":{}}"#;
-        let got = canonical_with_members(deep.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["a", "b"], &set).unwrap();
+        let got =
+            canonical_with_members(deep.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["a", "b"], &set).unwrap();
         assert_eq!(got, reference(deep, &["a", "b"], &set));
         let root = canonical_with_members(deep.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &[], &set).unwrap();
         assert_eq!(root, reference(deep, &[], &set));
@@ -203,10 +217,24 @@ mod tests {
     /// same error.
     #[test]
     fn rewrite_rejects_what_the_parser_rejects() {
-        for doc in [r#"{"archive":{"a":1,"a":2}}"#, r#"{"archive":{}} x"#, r#"{"archive":{"loc":[1,]}}"#] {
+        for doc in [
+            r#"{"archive":{"a":1,"a":2}}"#,
+            r#"{"archive":{}} x"#,
+            r#"{"archive":{"loc":[1,]}}"#,
+        ] {
             let a = string("A");
-            let got = canonical_with_members(doc.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["archive"], &[("loc", &a)]);
-            assert_eq!(got.unwrap_err(), parse(doc.as_bytes(), Limits::DEFAULT).unwrap_err(), "{doc}");
+            let got = canonical_with_members(
+                doc.as_bytes(),
+                Limits::DEFAULT,
+                DEFAULT_HASH_KEY,
+                &["archive"],
+                &[("loc", &a)],
+            );
+            assert_eq!(
+                got.unwrap_err(),
+                parse(doc.as_bytes(), Limits::DEFAULT).unwrap_err(),
+                "{doc}"
+            );
         }
     }
 }

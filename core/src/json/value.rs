@@ -271,7 +271,6 @@ impl Texts {
 }
 
 impl Builder {
-
     /// Adds a finished value to its container, or keeps it as the document.
     #[inline(always)]
     fn attach(&mut self, value: Value) {
