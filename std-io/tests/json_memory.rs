@@ -4,10 +4,12 @@
 //!   memory is bounded by them and by the limits (§4, memory), and the import rewrite
 //!   (§6.3) streams from the text;
 //! - an MPK package's JSON files other than the contract and the pipeline are checked
-//!   without a value (`spec/mpk.md` §3.3.1).
+//!   without a value (`spec/mpk.md` §3.3.1);
+//! - validating one object of 1 M members holds the duplicate table's name ranges and
+//!   8-byte slots, under 60 bytes per member (`spec/json.md` §5).
 
 use modelgate_core::gzip::write_gzip;
-use modelgate_core::json::{Node, Value};
+use modelgate_core::json::{self, Node, Value};
 use modelgate_core::mpk::{MpkLimits, Registry, check_tar_gz};
 use modelgate_core::mvb::{Manifest, MvbLimits, covers};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
@@ -107,4 +109,18 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     let e = e.unwrap_err();
     assert_eq!(e.location.path.as_deref(), Some("manifest.inventory.files"), "{e:?}");
     assert!(peak < (1 << 20), "peak {peak} for {} text bytes", text.len());
+
+    // spec/json.md §5: one object of 1 M members; the duplicate table holds a name range
+    // and at most four 8-byte slots per member.
+    let members: Vec<String> = (0..1_000_000).map(|i| format!("\"{i:x}\":0")).collect();
+    let text = format!("{{{}}}", members.join(","));
+    let (checked, peak) = common::peak_of(|| json::validate(text.as_bytes(), json::Limits::DEFAULT));
+    checked.unwrap();
+    // 50 MB here: names 24 MiB (a vector of 2^20), the table 16 MiB and, while it last
+    // doubled, its 8 MiB predecessor (84 MB with 16-byte slots and a copy of them).
+    assert!(
+        peak < 60 * members.len(),
+        "validate peak {peak} for {} members",
+        members.len()
+    );
 }

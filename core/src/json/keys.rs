@@ -28,10 +28,11 @@ struct Name {
     head: u64,
 }
 
-/// A hash-table slot: the name's SipHash and its index in `names` plus one (0: empty).
+/// A hash-table slot, 8 bytes: the low 32 bits of the name's SipHash, which place it and
+/// are compared before its bytes, and its index in `names` plus one (0: empty).
 #[derive(Clone, Copy, Default)]
 struct Slot {
-    hash: u64,
+    hash: u32,
     index: u32,
 }
 
@@ -229,7 +230,7 @@ impl NameSets {
         table.clear();
         table.resize(SMALL * 4, Slot::default());
         for (i, n) in self.names.iter().enumerate().skip(first) {
-            place(&mut table, siphash13(self.key, self.bytes(input, n)), i);
+            place(&mut table, low32(siphash13(self.key, self.bytes(input, n))), i);
         }
         self.tables.push(table);
         self.top.hashed = true;
@@ -238,7 +239,7 @@ impl NameSets {
 
     fn insert_hashed(&mut self, input: &[u8], name: Name) -> bool {
         let new = self.bytes(input, &name);
-        let hash = siphash13(self.key, new);
+        let hash = low32(siphash13(self.key, new));
         let Some(table) = self.tables.last() else {
             return true;
         };
@@ -261,20 +262,19 @@ impl NameSets {
     }
 
     /// Places name `index` and doubles the table when it would be more than half full,
-    /// re-placing the slots from the hashes they hold.
-    fn grow_if_needed(&mut self, hash: u64, index: usize) {
+    /// re-placing the slots from the hashes they hold into a new table, so that growing
+    /// holds the old table and the new one, nothing else.
+    fn grow_if_needed(&mut self, hash: u32, index: usize) {
         let members = self.names.len().saturating_sub(self.top.first);
         let Some(table) = self.tables.last_mut() else {
             return;
         };
         if members.saturating_mul(2) > table.len() {
-            let old: Vec<Slot> = table.iter().copied().filter(|s| s.index != 0).collect();
-            let len = table.len().saturating_mul(2);
-            table.clear();
-            table.resize(len, Slot::default());
-            for s in old {
-                place_slot(table, s);
+            let mut grown = alloc::vec![Slot::default(); table.len().saturating_mul(2)];
+            for s in table.iter().filter(|s| s.index != 0) {
+                place_slot(&mut grown, *s);
             }
+            *table = grown;
         }
         place(table, hash, index);
     }
@@ -295,14 +295,22 @@ fn document_key(input: &[u8]) -> [u64; 2] {
     [word(0), word(8)]
 }
 
+/// The low 32 bits of a SipHash: what a slot keeps (§5). Tables have fewer than 2^32 slots
+/// (names are at least 3 input bytes and inputs at most `MAX_INPUT`), so they place a name
+/// as the whole hash would.
 #[allow(clippy::cast_possible_truncation)]
-fn hash_slot(hash: u64, mask: usize) -> usize {
-    // Only the low bits are used; on 32-bit targets the truncation is intended.
+fn low32(hash: u64) -> u32 {
+    hash as u32
+}
+
+#[allow(clippy::cast_possible_truncation)]
+fn hash_slot(hash: u32, mask: usize) -> usize {
+    // u32 fits usize on every target core builds for.
     (hash as usize) & mask
 }
 
 /// Stores name index `index` (plus one, so zero means empty) at its first free slot.
-fn place(table: &mut [Slot], hash: u64, index: usize) {
+fn place(table: &mut [Slot], hash: u32, index: usize) {
     // Indices fit: inputs are at most `MAX_INPUT` (u32::MAX) bytes.
     if let Ok(index) = u32::try_from(index.saturating_add(1)) {
         place_slot(table, Slot { hash, index });
