@@ -15,6 +15,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
+/// §2.1: what a second operator set for one domain is reported as.
+const SECOND_OPSET: &str = "second operator set for one domain";
+
 pub(super) type R<T> = Result<T, Error>;
 
 /// Runs `$body` for each field of the message `$buf` at absolute offset `$base`, with `$d`
@@ -250,6 +253,9 @@ impl Decoder<'_> {
         let mut graph = None;
         let mut has_ir = false;
         let (mut n_opset, mut n_meta, mut n_fn) = (0, 0, 0);
+        // Where each opset_import and function field starts, to locate the §2.1 and §2.8
+        // rules, which are checked once the model is read.
+        let (mut opset_at, mut function_at) = (Vec::new(), Vec::new());
         each!(self, buf, base, &[1, 2, 3, 4, 5, 6, 7], |d, f| {
             match f.number {
                 1 => {
@@ -269,6 +275,7 @@ impl Decoder<'_> {
                     let b = d.bytes(&f)?;
                     m.opsets
                         .push(nested!(d, Seg::Index("opset_import", n_opset), d.opset(b, f.payload))?);
+                    opset_at.push(f.offset);
                     n_opset += 1;
                 }
                 14 => {
@@ -284,6 +291,7 @@ impl Decoder<'_> {
                     let b = d.bytes(&f)?;
                     m.functions
                         .push(nested!(d, Seg::Index("functions", n_fn), d.function(b, f.payload))?);
+                    function_at.push(f.offset);
                     n_fn += 1;
                 }
                 _ => {}
@@ -293,15 +301,22 @@ impl Decoder<'_> {
         if !has_ir {
             return Err(self.error(ErrorKind::Malformed, base, "ir_version is missing"));
         }
-        // The manifest rules of §2.1 and §2.8, so a converted model is one OneModel accepts.
-        self.unique_opsets(&m.opsets, base)?;
+        // The manifest rules of §2.1 and §2.8, so a converted model is one OneModel accepts:
+        // located at the second operator set's field, or at the function's.
+        if let Some(i) = unique::duplicate_opset(&m.opsets) {
+            let at = opset_at.get(i).copied().unwrap_or(base);
+            return Err(self.located(Seg::Index("opset_import", i), at, SECOND_OPSET));
+        }
         let duplicate = unique::duplicate_function(&m.functions);
         for (i, f) in m.functions.iter().enumerate() {
-            self.unique_opsets(&f.opsets, base)?;
+            let at = function_at.get(i).copied().unwrap_or(base);
+            if unique::duplicate_opset(&f.opsets).is_some() {
+                return Err(self.located(Seg::Index("functions", i), at, SECOND_OPSET));
+            }
             if duplicate == Some(i) {
-                return Err(self.error(
-                    ErrorKind::Malformed,
-                    base,
+                return Err(self.located(
+                    Seg::Index("functions", i),
+                    at,
                     "second function with this domain, name and overload",
                 ));
             }
@@ -310,11 +325,12 @@ impl Decoder<'_> {
         Ok(m)
     }
 
-    fn unique_opsets(&self, opsets: &[OperatorSet], at: usize) -> R<()> {
-        match unique::duplicate_opset(opsets) {
-            Some(_) => Err(self.error(ErrorKind::Malformed, at, "second operator set for one domain")),
-            None => Ok(()),
-        }
+    /// A Malformed error at `offset`, with `seg` appended to the path.
+    fn located(&mut self, seg: Seg, offset: usize, message: &'static str) -> Error {
+        self.path.push(seg);
+        let e = self.error(ErrorKind::Malformed, offset, message);
+        self.path.pop();
+        e
     }
 
     pub(super) fn opset(&mut self, buf: &[u8], base: usize) -> R<OperatorSet> {

@@ -918,6 +918,7 @@ pub fn onnx_cases() -> Vec<Case> {
             reject(Bad, "onnx", 0),
         ),
         case("ir_version_missing", len(7, &[]), reject(Bad, "onnx", 0)),
+        // §2.1 and §2.8 are checked once the model is read, located at the offending field.
         case(
             "opset_domain_twice",
             [
@@ -927,7 +928,30 @@ pub fn onnx_cases() -> Vec<Case> {
                 len(8, &[len(1, b"ai.onnx"), int(2, 18)].concat()),
             ]
             .concat(),
-            reject(Bad, "onnx", 0),
+            reject(Bad, "onnx.opset_import[1]", 8),
+        ),
+        case(
+            "function_duplicate",
+            [
+                int(1, 9),
+                len(7, &[]),
+                len(8, &int(2, 17)),
+                len(25, &[len(1, b"f"), len(10, b"d")].concat()),
+                len(25, &[len(1, b"f"), len(10, b"d")].concat()),
+            ]
+            .concat(),
+            reject(Bad, "onnx.functions[1]", 17),
+        ),
+        case(
+            "function_opset_domain_twice",
+            [
+                int(1, 9),
+                len(7, &[]),
+                len(8, &int(2, 17)),
+                len(25, &[len(1, b"f"), len(9, &int(2, 1)), len(9, &int(2, 2))].concat()),
+            ]
+            .concat(),
+            reject(Bad, "onnx.functions[0]", 8),
         ),
         case(
             "quantization_annotation",
