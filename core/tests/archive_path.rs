@@ -158,6 +158,27 @@ fn too_long_rejected() {
     assert_eq!(ok(&"s".repeat(255)).len(), 255);
 }
 
+/// §2.6: at most 255 segments after normalisation (empty and `.` segments do not count);
+/// the 256th is `TooDeep` at its offset, after the earlier segments' own checks.
+#[test]
+fn more_segments_than_the_limit_rejected() {
+    let deepest = "d/".repeat(254) + "x";
+    assert_eq!(ok(&deepest).split('/').count(), 255);
+    assert_eq!(
+        ok(&("./".repeat(40) + &deepest.replace('/', "//"))).split('/').count(),
+        255
+    );
+    let deeper = "d/".repeat(255) + "x";
+    assert_eq!(bad(deeper.as_bytes()), (PathReason::TooDeep, 510));
+    assert!(!PathReason::TooDeep.is_traversal());
+    let traversal_first = "d/".repeat(300) + "../x";
+    assert_eq!(bad(traversal_first.as_bytes()), (PathReason::TooDeep, 510));
+    assert_eq!(
+        bad(("../".to_string() + &deeper).as_bytes()),
+        (PathReason::Traversal, 0)
+    );
+}
+
 #[test]
 fn accepted_paths_have_only_plain_segments() {
     for raw in ["./a", "a//b/./c/", "x/y.so"] {

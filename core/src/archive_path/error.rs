@@ -34,6 +34,8 @@ pub enum PathReason {
     Empty,
     /// Longer than the limits (§2.6).
     TooLong,
+    /// More segments than the limit (§2.6).
+    TooDeep,
 }
 
 impl PathReason {
@@ -42,7 +44,11 @@ impl PathReason {
     pub fn is_traversal(self) -> bool {
         !matches!(
             self,
-            PathReason::ControlCharacter | PathReason::Empty | PathReason::TooLong | PathReason::TrailingDotOrSpace
+            PathReason::ControlCharacter
+                | PathReason::Empty
+                | PathReason::TooLong
+                | PathReason::TooDeep
+                | PathReason::TrailingDotOrSpace
         )
     }
 }
@@ -64,6 +70,7 @@ impl fmt::Display for PathReason {
             PathReason::TrailingDotOrSpace => "path segment ends in a dot or space",
             PathReason::Empty => "path is empty after normalisation",
             PathReason::TooLong => "path exceeds the length limit",
+            PathReason::TooDeep => "path has more segments than the limit",
         })
     }
 }

@@ -11,6 +11,9 @@ pub struct PathLimits {
     pub max_bytes: usize,
     /// Longest segment in bytes (default 255).
     pub max_segment_bytes: usize,
+    /// Most segments in the normalised path (default 255): extraction makes one folder per
+    /// segment, and removing a tree takes one open folder per level.
+    pub max_segments: usize,
 }
 
 impl PathLimits {
@@ -18,6 +21,7 @@ impl PathLimits {
     pub const DEFAULT: PathLimits = PathLimits {
         max_bytes: 4096,
         max_segment_bytes: 255,
+        max_segments: 255,
     };
 }
 
@@ -47,9 +51,15 @@ pub fn normalize(raw: &[u8], limits: &PathLimits) -> Result<String, PathError> {
     check_characters(text)?;
     let mut out = String::with_capacity(text.len());
     let mut start = 0usize;
+    let mut kept = 0usize;
     for segment in text.split('/') {
         check_segment(segment, start, limits)?;
         if !segment.is_empty() && segment != "." {
+            // §2.6: the segment count, at the first segment beyond the limit.
+            kept += 1;
+            if kept > limits.max_segments {
+                return Err(err(PathReason::TooDeep, start));
+            }
             if !out.is_empty() {
                 out.push('/');
             }

@@ -419,6 +419,7 @@ mpk_cases! {
     named_contract: edited(|f| f[0].0 = "resnet50_mpk.json".into()) => Valid;
     gnu_long_names: valid_long_names() => Valid;
     pax_long_path: valid_pax_path() => Valid;
+    path_255_segments: base_then(&[long_name(("d/".repeat(254) + "x.json").as_bytes()), entry(b'0', "harmless.json", b"{}")].concat()) => Valid;
     pax_size_disagrees_with_header: valid_pax_size_disagrees() => Valid;
     directories_ignored: valid_directories() => Valid;
     several_gzip_members: valid_several_members() => Valid;
@@ -521,6 +522,9 @@ mpk_cases! {
     gnu_long_name_traversal: base_then(&[long_name(("../".repeat(40) + "evil.json").as_bytes()), entry(b'0', "harmless.json", b"{}")].concat()) => Reject(PT, "path has a .. segment");
     control_character_path: file_named("new\nline.json") => Reject(IA, "control character (path byte 3) (member new\\nline.json, byte 7168)");
     trailing_dot_segment: file_named("dir./x.json") => Reject(IA, "ends in a dot or space");
+    path_longer_than_4096_bytes: base_then(&[pax(&pax_record("path", ("a/".repeat(2048) + "x.json").as_bytes())), entry(b'0', "harmless.json", b"{}")].concat()) => Reject(IA, "path exceeds the length limit");
+    path_segment_longer_than_255_bytes: base_then(&[long_name(("s".repeat(256) + ".json").as_bytes()), entry(b'0', "harmless.json", b"{}")].concat()) => Reject(IA, "path exceeds the length limit");
+    path_more_than_255_segments: base_then(&[long_name(("d/".repeat(255) + "x.json").as_bytes()), entry(b'0', "harmless.json", b"{}")].concat()) => Reject(IA, "path has more segments than the limit");
 
     // §2.7 duplicates.
     duplicate_path: file_named("pre_config.json") => Reject(IA, "duplicate normalized path");
