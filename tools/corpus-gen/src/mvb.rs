@@ -696,6 +696,7 @@ mvb_cases! {
     absolute_path: valid_marker_then(&raw(b'0', b"/etc/passwd", 1, b"", b"x")) => Reject(PT, "path is absolute at path byte 0 (member /etc/passwd, byte 1024)");
     backslash_path: valid_marker_then(&ent("model\\..\\..\\x", b"x")) => Reject(PT, "path holds a backslash at path byte 35 (member qwen--qwen3-0.6b@c1899de289a0/model\\..\\..\\x, byte 1024)");
     drive_prefix: valid_marker_then(&raw(b'0', b"C:/x", 1, b"", b"x")) => Reject(PT, "path has a drive prefix at path byte 1 (member C:/x, byte 1024)");
+    path_more_than_255_segments: valid_marker_then(&ent(&("d/".repeat(254) + "x"), b"x")) => Reject(IA, "path has more segments than the limit at path byte 538 (member qwen--qwen3-0.6b@c1899de289a0/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/, byte 1024)");
     dot_confusable_segment: valid_marker_then(&ent("\u{2024}\u{2024}/x", b"x")) => Reject(PT, "path segment is a dot look-alike traversal at path byte 30 (member qwen--qwen3-0.6b@c1899de289a0/․․/x, byte 1024)");
     invalid_utf8_path: build_invalid_utf8_path() => Reject(PT, "path is not valid UTF-8 at path byte 36 (member qwen--qwen3-0.6b@c1899de289a0/model/��, byte 1024)");
     non_canonical_dot_slash: valid_marker_then(&raw(b'0', format!("./{ID}/README.md").as_bytes(), 1, b"", b"x")) => Reject(IA, "non-canonical entry path (member ./qwen--qwen3-0.6b@c1899de289a0/README.md, byte 1024)");
