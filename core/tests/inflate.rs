@@ -795,15 +795,14 @@ fn inflate_result_independent_of_input_split() {
     }
 }
 
-/// §2.8: output written before a failure reaches the caller before the error, whether the
-/// stream arrives whole or one byte at a time.
-#[test]
-fn inflate_output_before_failure_handed_out_whatever_the_split() {
-    // A non-final stored block holding "hello", then a block of reserved type 3.
-    let stream = [0x00, 0x05, 0x00, 0xfa, 0xff, b'h', b'e', b'l', b'l', b'o', 0x07];
+/// A run's error and the bytes it handed out before it.
+type Outcome<E> = (E, Vec<u8>);
+
+/// `stream` decoded with exact size `size` whole, then fed one byte at a time.
+fn whole_and_bytewise(stream: &[u8], size: u64) -> (Outcome<InflateError>, Outcome<Option<InflateError>>) {
     let mut whole_out = Vec::new();
-    let whole = inflate_exact(&stream, 100, None, false, |c| whole_out.extend_from_slice(c)).unwrap_err();
-    let mut engine = Inflater::new(OutputBound::Exact(100), false);
+    let whole = inflate_exact(stream, size, None, false, |c| whole_out.extend_from_slice(c)).unwrap_err();
+    let mut engine = Inflater::new(OutputBound::Exact(size), false);
     let mut bytes_out = Vec::new();
     let mut bytewise = None;
     for (i, b) in stream.iter().enumerate() {
@@ -814,6 +813,16 @@ fn inflate_output_before_failure_handed_out_whatever_the_split() {
             break;
         }
     }
+    ((whole, whole_out), (bytewise, bytes_out))
+}
+
+/// §2.8: output written before a failure reaches the caller before the error, whether the
+/// stream arrives whole or one byte at a time.
+#[test]
+fn inflate_output_before_failure_handed_out_whatever_the_split() {
+    // A non-final stored block holding "hello", then a block of reserved type 3.
+    let stream = [0x00, 0x05, 0x00, 0xfa, 0xff, b'h', b'e', b'l', b'l', b'o', 0x07];
+    let ((whole, whole_out), (bytewise, bytes_out)) = whole_and_bytewise(&stream, 100);
     assert_eq!(whole.reason, InflateReason::Corrupt);
     assert_eq!(bytewise, Some(whole));
     assert_eq!(whole_out, b"hello");
@@ -824,20 +833,7 @@ fn inflate_output_before_failure_handed_out_whatever_the_split() {
 /// bytes hands those bytes out before `TooShort`, as when the end arrives a byte later.
 #[test]
 fn inflate_output_before_too_short_handed_out_whatever_the_split() {
-    let stream = stored(b"hello", true);
-    let mut whole_out = Vec::new();
-    let whole = inflate_exact(&stream, 6, None, false, |c| whole_out.extend_from_slice(c)).unwrap_err();
-    let mut engine = Inflater::new(OutputBound::Exact(6), false);
-    let mut bytes_out = Vec::new();
-    let mut bytewise = None;
-    for (i, b) in stream.iter().enumerate() {
-        if let Err(e) = engine.feed(std::slice::from_ref(b), i + 1 < stream.len(), |c| {
-            bytes_out.extend_from_slice(c)
-        }) {
-            bytewise = Some(e);
-            break;
-        }
-    }
+    let ((whole, whole_out), (bytewise, bytes_out)) = whole_and_bytewise(&stored(b"hello", true), 6);
     assert_eq!(whole, err(InflateReason::TooShort, 10));
     assert_eq!(bytewise, Some(whole));
     assert_eq!(whole_out, b"hello");

@@ -901,34 +901,27 @@ fn output_before_a_deflate_error_is_checked_first_in_any_pieces() {
 /// the size limit only wins when no earlier byte failed.
 #[test]
 fn archive_size_limit_same_result_whatever_the_split() {
-    let mut bytes = gz(&tar(&files()));
-    bytes[1] = 0x8c; // gzip BadMagic at offset 1, inside the limit
     let limits = MpkLimits {
         max_archive_bytes: 100,
         ..MpkLimits::DEFAULT
     };
-    let whole = check_tar_gz(&bytes, limits, Registry::DEFAULT, [0, 0]).unwrap_err();
-    let mut r = MpkReader::new(limits, Registry::DEFAULT, [0, 0]);
-    let mut pieces = None;
-    for c in bytes.chunks(10) {
-        if let Err(Failure::Rejected(e)) = r.feed(c, &mut Discard) {
-            pieces = Some(e);
-            break;
-        }
-    }
+    // The error checking `bytes` whole, and the first one feeding it in pieces of `piece`.
+    let both = |bytes: &[u8], piece: usize| {
+        let whole = check_tar_gz(bytes, limits, Registry::DEFAULT, [0, 0]).unwrap_err();
+        let mut r = MpkReader::new(limits, Registry::DEFAULT, [0, 0]);
+        let pieces = bytes.chunks(piece).find_map(|c| match r.feed(c, &mut Discard) {
+            Err(Failure::Rejected(e)) => Some(e),
+            _ => None,
+        });
+        (whole, pieces)
+    };
+    let mut bytes = gz(&tar(&files()));
+    bytes[1] = 0x8c; // gzip BadMagic at offset 1, inside the limit
+    let (whole, pieces) = both(&bytes, 10);
     assert_eq!((whole.kind, whole.location.offset), (MpkKind::InvalidArchive, Some(1)));
     assert_eq!(Some(whole), pieces);
     // No failure before the limit: the limit wins at its offset, fed whole or in pieces.
-    let bytes = gz(&tar(&files()));
-    let whole = check_tar_gz(&bytes, limits, Registry::DEFAULT, [0, 0]).unwrap_err();
-    let mut r = MpkReader::new(limits, Registry::DEFAULT, [0, 0]);
-    let mut pieces = None;
-    for c in bytes.chunks(7) {
-        if let Err(Failure::Rejected(e)) = r.feed(c, &mut Discard) {
-            pieces = Some(e);
-            break;
-        }
-    }
+    let (whole, pieces) = both(&gz(&tar(&files())), 7);
     assert_eq!(
         (whole.kind, whole.location.offset),
         (MpkKind::SizeLimitExceeded, Some(100))
