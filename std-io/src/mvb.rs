@@ -254,7 +254,8 @@ fn read_exports(dir: &Path) -> Result<Vec<Value>, MvbIoError> {
         max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
         max_depth: 64,
     };
-    let mut value = json::parse(&bytes, json_limits).map_err(|e| MvbError::from_json(&e, EXPORTS))?;
+    let mut value =
+        json::parse_keyed(&bytes, json_limits, crate::hash_key()).map_err(|e| MvbError::from_json(&e, EXPORTS))?;
     match std::mem::replace(&mut value.node, Node::Null) {
         Node::Array(items) => Ok(items),
         _ => Err(rejected(

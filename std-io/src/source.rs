@@ -153,9 +153,11 @@ pub fn check_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<(),
     read_loaded(&bytes, limits).map(drop)
 }
 
-/// The validation of [`read_container`] over loaded bytes.
+/// The validation of [`read_container`] over loaded bytes, the JSON members' duplicate
+/// tables keyed with this process's random key (`spec/json.md` §5).
 fn read_loaded<'a>(bytes: &'a [u8], limits: &ArchiveLimits) -> Result<Container<'a>, ReadError> {
-    mlbundle::read_container_with(bytes, limits, &Threads::DEFAULT).map_err(ReadError::Rejected)
+    let limits = limits.with_hash_key(crate::hash_key());
+    mlbundle::read_container_with(bytes, &limits, &Threads::DEFAULT).map_err(ReadError::Rejected)
 }
 
 /// `inspect(source, limits)`: the bounded source, then the validation of

@@ -14,13 +14,13 @@ pub const DTYPES: [&str; 7] = ["float32", "float64", "int32", "int64", "bool", "
 /// Parses JSON member `name` strictly within its cap and the configured depth (§8.1):
 /// syntax is `InvalidJSON`, size and depth `LimitExceeded`, located in the member.
 pub fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
-    json::parse(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
+    json::parse_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
 }
 
 /// Checks JSON member `name` exactly as [`parse_member`] does without building its value,
 /// for members whose content no rule reads (`structure.json`, §8.1).
 pub fn validate_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
-    json::validate(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
+    json::validate_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
 }
 
 /// The §8.1 check of JSON member `name`: `structure.json` is validated ([`validate_member`],

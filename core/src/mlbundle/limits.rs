@@ -2,6 +2,7 @@
 //! raise (`spec/mlbundle.md` §3).
 
 use super::names::MemberName;
+use crate::json::DEFAULT_HASH_KEY;
 use core::fmt;
 
 const MIB: u64 = 1024 * 1024;
@@ -73,6 +74,10 @@ impl fmt::Display for LimitConfigError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArchiveLimits {
     values: [u64; 11],
+    /// The key of the JSON members' duplicate-name tables (`spec/json.md` §5): not a limit,
+    /// carried here because every read takes its limits. [`DEFAULT_HASH_KEY`] unless the
+    /// caller has an entropy source ([`ArchiveLimits::with_hash_key`]).
+    hash_key: [u64; 2],
 }
 
 impl ArchiveLimits {
@@ -91,6 +96,7 @@ impl ArchiveLimits {
             TABLE[9].0,
             TABLE[10].0,
         ],
+        hash_key: DEFAULT_HASH_KEY,
     };
 
     /// These limits with `limit` set to `value`, which must lie between the limit's
@@ -107,6 +113,19 @@ impl ArchiveLimits {
         let slot = self.values.get_mut(limit as usize).ok_or(err)?;
         *slot = value;
         Ok(self)
+    }
+
+    /// These limits with the JSON members' duplicate-name tables keyed with `key`
+    /// (`spec/json.md` §5): a caller with an entropy source passes a random key, which spares
+    /// the JSON reader the SHA-256 pass it makes to key a wide object without one.
+    pub fn with_hash_key(mut self, key: [u64; 2]) -> ArchiveLimits {
+        self.hash_key = key;
+        self
+    }
+
+    /// The JSON members' duplicate-table key ([`ArchiveLimits::with_hash_key`]).
+    pub fn hash_key(&self) -> [u64; 2] {
+        self.hash_key
     }
 
     /// The current value of `limit`.
@@ -140,5 +159,24 @@ impl ArchiveLimits {
 impl Default for ArchiveLimits {
     fn default() -> Self {
         ArchiveLimits::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The duplicate-table key rides along with the limits and changes none of them
+    /// (`spec/json.md` §5): the default is the published key, which the JSON reader replaces
+    /// with one derived from the input.
+    #[test]
+    fn hash_key_changes_no_limit() {
+        let keyed = ArchiveLimits::DEFAULT.with_hash_key([7, 8]);
+        assert_eq!(ArchiveLimits::DEFAULT.hash_key(), DEFAULT_HASH_KEY);
+        assert_eq!(keyed.hash_key(), [7, 8]);
+        assert_eq!(keyed.with_hash_key(DEFAULT_HASH_KEY), ArchiveLimits::DEFAULT);
+        for limit in [Limit::Members, Limit::Archive, Limit::Samples, Limit::JsonDepth] {
+            assert_eq!(keyed.get(limit), ArchiveLimits::DEFAULT.get(limit));
+        }
     }
 }

@@ -83,7 +83,8 @@ impl Manifest {
     /// Parses and validates `bytes` (§5.1–§5.6): identity and version first, then every
     /// typed member, with the re-export hint on `InvalidManifest` (§5.7).
     pub fn parse(bytes: &[u8], limits: &ArchiveLimits) -> Result<Manifest, Error> {
-        let value = json::parse(bytes, limits.json(MemberName::Manifest)).map_err(syntax_error)?;
+        let value =
+            json::parse_keyed(bytes, limits.json(MemberName::Manifest), limits.hash_key()).map_err(syntax_error)?;
         let root = Cursor::root(&value, "manifest");
         identity(&root)?;
         let writer = value.get("writer_version").and_then(Value::as_str);
@@ -94,7 +95,8 @@ impl Manifest {
     /// that `writer_version` and `integrity` may be omitted (the writer sets both; given
     /// integrity records are validated, then replaced).
     pub fn from_parts(bytes: &[u8], limits: &ArchiveLimits) -> Result<Manifest, Error> {
-        let mut value = json::parse(bytes, limits.json(MemberName::Manifest)).map_err(syntax_error)?;
+        let mut value =
+            json::parse_keyed(bytes, limits.json(MemberName::Manifest), limits.hash_key()).map_err(syntax_error)?;
         if let Node::Object(members) = &mut value.node {
             let missing = |members: &[Member], name: &str| !members.iter().any(|m| m.name == name);
             if missing(members, "writer_version") {
