@@ -206,6 +206,30 @@ fn inventory_matches_walk(manifest: &Manifest, files: &[BundleFile]) -> Result<(
 
 // ---------------------------------------------------------------- export
 
+/// §5.1: each file's entry path `<bundle_id>/<bundle path>` passes the path check import
+/// applies to it (§4.3 step 3, `spec/mpk.md` §2.6). A bundle path within the limits can
+/// still make an entry path beyond them (256 segments, or over 4096 bytes, with the bundle
+/// folder), and an archive import refuses must not be written.
+fn entry_paths_pass(bundle_id: &str, files: &[BundleFile]) -> Result<(), MvbIoError> {
+    for f in files {
+        let entry = format!("{bundle_id}/{}", f.path);
+        if let Err(e) = normalize(entry.as_bytes(), &PathLimits::DEFAULT) {
+            let kind = if e.reason.is_traversal() {
+                MvbKind::PathTraversal
+            } else {
+                MvbKind::InvalidArchive
+            };
+            let message = format!("{e}");
+            return Err(MvbIoError::Rejected(MvbError::owned(
+                kind,
+                message,
+                Location::NONE.in_member(&entry),
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// What an export published.
 #[derive(Clone, Debug)]
 pub struct Exported {
@@ -272,6 +296,7 @@ pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<E
     let manifest = read_manifest(bundle)?;
     let mut exports = read_exports(bundle)?;
     let files = walk_bundle(bundle)?;
+    entry_paths_pass(&manifest.bundle_id, &files)?;
     inventory_matches_walk(&manifest, &files)?;
     let dest = out_dir.join(format!("{}{SUFFIX}", manifest.bundle_id));
     let total: u64 = files.iter().map(|f| f.size).sum();

@@ -530,3 +530,46 @@ fn export_keeps_the_export_logs_permissions() {
     let mode = fs::metadata(&log).unwrap().permissions().mode() & 0o7777;
     assert_eq!(format!("{mode:o}"), "600");
 }
+
+/// §5.1: a bundle path that is itself within the limits of `spec/mpk.md` §2.6 but whose
+/// entry path `<bundle_id>/<bundle path>` is not (255 segments plus the bundle folder)
+/// makes export fail, as import would refuse the archive (§4.3 step 3); nothing is written.
+#[test]
+fn export_refuses_a_file_whose_entry_path_import_would_refuse() {
+    let s = scratch("deep");
+    let dir = s.join(ID);
+    let deep = format!("model/{}x", "d/".repeat(253));
+    let mut files = payload();
+    files.push((deep.clone(), b"deep".to_vec()));
+    for (p, d) in &files {
+        let f = dir.join(p);
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
+        fs::write(f, d).unwrap();
+    }
+    fs::write(dir.join("manifest.json"), manifest(&files)).unwrap();
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    match export(&dir, &out, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => {
+            assert_eq!(e.kind, MvbKind::InvalidArchive);
+            assert_eq!(e.message, "path has more segments than the limit at path byte 542");
+            assert_eq!(e.location.member.as_deref(), Some(format!("{ID}/{deep}").as_str()));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
+    // One segment fewer is exported, and imported.
+    fs::remove_dir_all(&dir).unwrap();
+    let shallower = format!("model/{}x", "d/".repeat(252));
+    let mut files = payload();
+    files.push((shallower, b"deep".to_vec()));
+    for (p, d) in &files {
+        let f = dir.join(p);
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
+        fs::write(f, d).unwrap();
+    }
+    fs::write(dir.join("manifest.json"), manifest(&files)).unwrap();
+    let vault = s.join("vault");
+    fs::create_dir_all(&vault).unwrap();
+    import(&export_to(&dir, &out), &vault, &mut quiet()).unwrap();
+}
