@@ -38,7 +38,8 @@ pub struct BundleHash {
     pub covers: String,
 }
 
-/// The fields of `manifest.json` that mvb relies on, and the whole document.
+/// The fields of `manifest.json` that mvb relies on (§1.2), the members they come from as
+/// kept by [`json::parse_kept`], and the document's bytes for the import rewrite (§6.3).
 #[derive(Clone, Debug)]
 pub struct Manifest {
     /// `schema_version` (major 1).
