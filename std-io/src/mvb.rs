@@ -18,7 +18,7 @@ use modelgate_core::json::{self, Limits, Member, Node, Value, Writer};
 use modelgate_core::mvb::fields::format_rfc3339_utc;
 use modelgate_core::mvb::{
     FORMAT_VERSION, ImportValidator, Imported, MANIFEST, MARKER, Manifest, Marker, MvbError, MvbKind, MvbLimits,
-    entry_header, is_excluded,
+    check_entry_path, entry_header, is_excluded,
 };
 use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{Discard, EntrySink, Failure};
@@ -212,20 +212,7 @@ fn inventory_matches_walk(manifest: &Manifest, files: &[BundleFile]) -> Result<(
 /// folder), and an archive import refuses must not be written.
 fn entry_paths_pass(bundle_id: &str, files: &[BundleFile]) -> Result<(), MvbIoError> {
     for f in files {
-        let entry = format!("{bundle_id}/{}", f.path);
-        if let Err(e) = normalize(entry.as_bytes(), &PathLimits::DEFAULT) {
-            let kind = if e.reason.is_traversal() {
-                MvbKind::PathTraversal
-            } else {
-                MvbKind::InvalidArchive
-            };
-            let message = format!("{e}");
-            return Err(MvbIoError::Rejected(MvbError::owned(
-                kind,
-                message,
-                Location::NONE.in_member(&entry),
-            )));
-        }
+        check_entry_path(bundle_id, &f.path)?;
     }
     Ok(())
 }

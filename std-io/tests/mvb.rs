@@ -538,37 +538,50 @@ fn export_keeps_the_export_logs_permissions() {
 fn export_refuses_a_file_whose_entry_path_import_would_refuse() {
     let s = scratch("deep");
     let dir = s.join(ID);
+    // The bundle folder holding `files` (bundle paths) and their manifest, plus `extra`
+    // files the manifest does not list.
+    let bundle = |files: &[(String, Vec<u8>)], extra: &[&str]| {
+        let _ = fs::remove_dir_all(&dir);
+        for (p, d) in files
+            .iter()
+            .map(|(p, d)| (p.as_str(), d.as_slice()))
+            .chain(extra.iter().map(|p| (*p, b"x".as_slice())))
+        {
+            let f = dir.join(p);
+            fs::create_dir_all(f.parent().unwrap()).unwrap();
+            fs::write(f, d).unwrap();
+        }
+        fs::write(dir.join("manifest.json"), manifest(files)).unwrap();
+    };
+    let refused = |out: &Path| match export(&dir, out, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => e,
+        other => panic!("{other:?}"),
+    };
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    // §4.3 step 3: `<bundle_id>/<bundle path>` is one segment deeper than the bundle path.
     let deep = format!("model/{}x", "d/".repeat(253));
     let mut files = payload();
     files.push((deep.clone(), b"deep".to_vec()));
-    for (p, d) in &files {
-        let f = dir.join(p);
-        fs::create_dir_all(f.parent().unwrap()).unwrap();
-        fs::write(f, d).unwrap();
-    }
-    fs::write(dir.join("manifest.json"), manifest(&files)).unwrap();
-    let out = s.join("out");
-    fs::create_dir_all(&out).unwrap();
-    match export(&dir, &out, &mut quiet()) {
-        Err(MvbIoError::Rejected(e)) => {
-            assert_eq!(e.kind, MvbKind::InvalidArchive);
-            assert_eq!(e.message, "path has more segments than the limit at path byte 542");
-            assert_eq!(e.location.member.as_deref(), Some(format!("{ID}/{deep}").as_str()));
-        }
-        other => panic!("{other:?}"),
-    }
+    bundle(&files, &[]);
+    let e = refused(&out);
+    assert_eq!(e.kind, MvbKind::InvalidArchive);
+    assert_eq!(e.message, "path has more segments than the limit at path byte 542");
+    assert_eq!(e.location.member.as_deref(), Some(format!("{ID}/{deep}").as_str()));
+    // §4.3 step 5: a folder named like a bundle-root file import writes, in any case.
+    bundle(&payload(), &["Verification.JSON/notes.txt"]);
+    let e = refused(&out);
+    assert_eq!(e.kind, MvbKind::InvalidArchive);
+    assert_eq!(e.message, "folder at a bundle-root name import writes");
+    assert_eq!(
+        e.location.member.as_deref(),
+        Some(format!("{ID}/Verification.JSON/notes.txt").as_str())
+    );
     assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
     // One segment fewer is exported, and imported.
-    fs::remove_dir_all(&dir).unwrap();
-    let shallower = format!("model/{}x", "d/".repeat(252));
     let mut files = payload();
-    files.push((shallower, b"deep".to_vec()));
-    for (p, d) in &files {
-        let f = dir.join(p);
-        fs::create_dir_all(f.parent().unwrap()).unwrap();
-        fs::write(f, d).unwrap();
-    }
-    fs::write(dir.join("manifest.json"), manifest(&files)).unwrap();
+    files.push((format!("model/{}x", "d/".repeat(252)), b"deep".to_vec()));
+    bundle(&files, &[]);
     let vault = s.join("vault");
     fs::create_dir_all(&vault).unwrap();
     import(&export_to(&dir, &out), &vault, &mut quiet()).unwrap();

@@ -102,15 +102,15 @@ impl MvbError {
         MvbError::owned(kind, alloc::format!("{}", e.reason), location)
     }
 
-    /// A path failure of `spec/mpk.md` §2 for the entry `member` whose header is at
-    /// `offset` (`spec/mvb.md` §4.3.3).
-    pub fn from_path(e: &PathError, member: &str, offset: u64) -> Self {
+    /// A path failure of `spec/mpk.md` §2 at `location`: the entry, and its header's offset
+    /// when it was read from an archive (`spec/mvb.md` §4.3.3).
+    pub fn from_path(e: &PathError, location: Location) -> Self {
         let kind = if e.reason.is_traversal() {
             MvbKind::PathTraversal
         } else {
             MvbKind::InvalidArchive
         };
-        MvbError::owned(kind, alloc::format!("{e}"), Location::at(offset).in_member(member))
+        MvbError::owned(kind, alloc::format!("{e}"), location)
     }
 
     /// A schema failure in the JSON document `member` (`.mvb.json`, `manifest.json`).

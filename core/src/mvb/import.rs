@@ -109,6 +109,32 @@ const VOLATILE: [&str; 4] = ["exports.json", "hydration.json", "transfer.json", 
 /// Bundle-root files import writes (§6.3), which therefore cannot be folders (§4.3).
 const WRITTEN: [&str; 3] = ["manifest.json", "verification.json", "VERIFICATION.md"];
 
+/// What §4.3 step 5 reports.
+const IN_WRITTEN_FOLDER: &str = "folder at a bundle-root name import writes";
+
+/// §4.3 step 5: import writes these files at the bundle root (§6.3); a bundle path inside a
+/// folder of that name (in any case, for case-insensitive file systems) would make that
+/// write fail.
+fn in_written_folder(path: &str) -> bool {
+    path.split_once('/')
+        .is_some_and(|(top, _)| WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(top)))
+}
+
+/// The entry-path rules import applies to a bundle file (§4.3 steps 3 and 5), for a writer
+/// that must not make an archive import refuses (§5.1): the entry path
+/// `<bundle_id>/<path>` passes `spec/mpk.md` §2, its limits included, and `path` is not
+/// inside a folder named like a bundle-root file import writes. The error is the one import
+/// would report, located at the entry (no archive offset yet).
+pub fn check_entry_path(bundle_id: &str, path: &str) -> Result<(), MvbError> {
+    let entry = alloc::format!("{bundle_id}/{path}");
+    let at = Location::NONE.in_member(&entry);
+    normalize(entry.as_bytes(), &PathLimits::DEFAULT).map_err(|p| MvbError::from_path(&p, at.clone()))?;
+    if in_written_folder(path) {
+        return Err(MvbError::new(MvbKind::InvalidArchive, IN_WRITTEN_FOLDER, at));
+    }
+    Ok(())
+}
+
 /// True for the excluded names of §2.4 (bundle path).
 pub fn is_excluded(path: &str) -> bool {
     VOLATILE.contains(&path) || path.split('/').any(|s| s == ".DS_Store")
@@ -254,8 +280,8 @@ impl ImportValidator {
             _ => return Err(reject(MvbKind::InvalidArchive, "entry is not a regular file", at)),
         }
         let member = lossy_name(&e.path);
-        let normal =
-            normalize(&e.path, &PathLimits::DEFAULT).map_err(|p| MvbError::from_path(&p, &member, e.header_offset))?;
+        let normal = normalize(&e.path, &PathLimits::DEFAULT)
+            .map_err(|p| MvbError::from_path(&p, Location::at(e.header_offset).in_member(&member)))?;
         if normal.as_bytes() != e.path.as_slice() {
             return Err(reject(MvbKind::InvalidArchive, "non-canonical entry path", at));
         }
@@ -287,16 +313,8 @@ impl ImportValidator {
                 at,
             ));
         }
-        // §4.3 step 5: import writes these files at the bundle root (§6.3); a folder there
-        // (in any case, for case-insensitive file systems) would make that write fail.
-        if let Some((top, _)) = path.split_once('/')
-            && WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(top))
-        {
-            return Err(reject(
-                MvbKind::InvalidArchive,
-                "folder at a bundle-root name import writes",
-                at,
-            ));
+        if in_written_folder(&path) {
+            return Err(reject(MvbKind::InvalidArchive, IN_WRITTEN_FOLDER, at));
         }
         if e.size > self.limits.max_entry_bytes {
             return Err(reject(MvbKind::LimitExceeded, "entry exceeds max_entry_bytes", at));

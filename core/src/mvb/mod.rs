@@ -24,7 +24,7 @@ pub mod write;
 
 pub use error::{MvbError, MvbKind};
 pub use hash::{ALGORITHM, bundle_hash, covers};
-pub use import::{Failure, FileRecord, ImportValidator, Imported, check_mvb, is_excluded};
+pub use import::{Failure, FileRecord, ImportValidator, Imported, check_entry_path, check_mvb, is_excluded};
 pub use limits::MvbLimits;
 pub use manifest::{BundleHash, InventoryFile, MANIFEST, Manifest};
 pub use marker::{FORMAT_VERSION, MARKER, Marker, WRITTEN_BY};
