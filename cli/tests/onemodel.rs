@@ -191,4 +191,14 @@ fn external_data_traversal_rejected() {
         "{}",
         stdout(&o)
     );
+    // A location that escapes nothing but breaks another path rule (here the 255 segments of
+    // spec/mpk.md §2.6) is named for what it is.
+    std::fs::write(&input, external_model(&("d/".repeat(255) + "w.bin"))).unwrap();
+    let o = modelgate(&["onemodel", "convert", &input, &path(&d, "x.onemodel")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("rejected (onnx) Malformed: external data location is not a valid relative path"),
+        "{}",
+        stdout(&o)
+    );
 }

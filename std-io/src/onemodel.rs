@@ -193,11 +193,14 @@ fn read_external(
     budget: &mut ExternalBudget,
     copied: &mut dyn FnMut(u64),
 ) -> Result<Vec<u8>, ExternalError> {
-    let rel = normalize(r.location.as_bytes(), &PathLimits::DEFAULT).map_err(|_| {
-        ext_err(
-            ErrorKind::Malformed,
-            "external data location escapes the model's folder",
-        )
+    let rel = normalize(r.location.as_bytes(), &PathLimits::DEFAULT).map_err(|e| {
+        let message = if e.reason.is_traversal() {
+            "external data location escapes the model's folder"
+        } else {
+            // Over the limits of `spec/mpk.md` §2.6, a control character, a trailing dot.
+            "external data location is not a valid relative path"
+        };
+        ext_err(ErrorKind::Malformed, message)
     })?;
     let mut path = PathBuf::from(if folder.as_os_str().is_empty() {
         Path::new(".")
