@@ -140,7 +140,7 @@ pub fn walk_bundle(dir: &Path) -> Result<Vec<BundleFile>, MvbIoError> {
 pub fn read_manifest(dir: &Path) -> Result<Manifest, MvbIoError> {
     let limits = MvbLimits::DEFAULT;
     let bytes = read_limited(&dir.join(MANIFEST), limits.max_manifest_bytes, MANIFEST)?;
-    Ok(Manifest::parse(&bytes, &limits, crate::hash_key())?)
+    Ok(Manifest::parse_owned(bytes, &limits, crate::hash_key())?)
 }
 
 fn missing(manifest: &Manifest, i: usize) -> MvbIoError {

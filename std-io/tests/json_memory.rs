@@ -91,6 +91,16 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         text.len()
     );
 
+    // A reader that buffered the text hands it over: it is not held twice.
+    let owned = text.clone().into_bytes();
+    let (m2, peak) = common::peak_of(move || Manifest::parse_owned(owned, &MvbLimits::DEFAULT, KEY));
+    assert_eq!(m2.unwrap().text, text.as_bytes());
+    assert!(
+        peak < (1 << 20),
+        "parse_owned peak {peak} for {} text bytes",
+        text.len()
+    );
+
     // §6.3: the stamped text is streamed: the output and its growth, no tree.
     let stamp = Value::new(Node::String("here".into()));
     let (stamped, peak) = common::peak_of(|| m.stamped(&[("location", &stamp)], KEY));

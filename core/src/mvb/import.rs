@@ -354,7 +354,7 @@ impl ImportValidator {
                 sink.end().map_err(Failure::Sink)?;
                 let d = digest.finish();
                 if let Some(bytes) = manifest {
-                    self.manifest_done(&bytes)?;
+                    self.manifest_done(bytes)?;
                 }
                 self.files.push(FileRecord {
                     path,
@@ -385,8 +385,8 @@ impl ImportValidator {
     }
 
     /// §4.4: parse the manifest and compare it with the marker.
-    fn manifest_done(&mut self, bytes: &[u8]) -> Result<(), MvbError> {
-        let manifest = Manifest::parse(bytes, &self.limits, self.key)?;
+    fn manifest_done(&mut self, bytes: Vec<u8>) -> Result<(), MvbError> {
+        let manifest = Manifest::parse_owned(bytes, &self.limits, self.key)?;
         if let (Some(marker), Some(doc)) = (&self.marker, &self.marker_doc) {
             agree(marker, doc, &manifest)?;
         }

@@ -258,8 +258,24 @@ fn parse_fields(bytes: &[u8], limits: Limits, key: [u64; 2], max_entries: u64) -
 }
 
 impl Manifest {
-    /// Parses `manifest.json` (§1.2). `key` keys the duplicate tables.
+    /// Parses `manifest.json` (§1.2). `key` keys the duplicate tables. [`Manifest::text`]
+    /// is a copy of `bytes`.
     pub fn parse(bytes: &[u8], limits: &MvbLimits, key: [u64; 2]) -> Result<Manifest, MvbError> {
+        let mut m = Manifest::read(bytes, limits, key)?;
+        m.text = bytes.to_vec();
+        Ok(m)
+    }
+
+    /// [`Manifest::parse`] keeping `bytes` themselves as [`Manifest::text`], so that a
+    /// reader that buffered them does not hold them twice (§4, memory).
+    pub fn parse_owned(bytes: Vec<u8>, limits: &MvbLimits, key: [u64; 2]) -> Result<Manifest, MvbError> {
+        let mut m = Manifest::read(&bytes, limits, key)?;
+        m.text = bytes;
+        Ok(m)
+    }
+
+    /// The §1.2 reading of `bytes`, without [`Manifest::text`].
+    fn read(bytes: &[u8], limits: &MvbLimits, key: [u64; 2]) -> Result<Manifest, MvbError> {
         let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
         if size > limits.max_manifest_bytes {
             let at = Location::at(limits.max_manifest_bytes).in_member(MANIFEST);
@@ -324,7 +340,7 @@ impl Manifest {
             date_archived,
             mtime,
             fields: kept,
-            text: bytes.to_vec(),
+            text: Vec::new(),
         })
     }
 
