@@ -242,6 +242,27 @@ fn duplicate_opset_domain_rejected() {
     );
 }
 
+/// §2.1 in reading order: a repeated domain is reported at the repeat even when a later set
+/// is malformed, and a malformed set before the repeat is reported instead of it.
+#[test]
+fn duplicate_opset_domain_reported_in_reading_order() {
+    let m = "{\"ir_version\":9,\"opsets\":[{\"domain\":\"a\",\"version\":1},{\"domain\":\"b\",\"version\":1},{\"domain\":\"a\",\"version\":2},{\"domain\":\"c\"}],\"graph\":{}}";
+    let e = read_err(&file(m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.opsets[2]",
+        at(m, "{\"domain\":\"a\",\"version\":2"),
+    );
+    let m = "{\"ir_version\":9,\"opsets\":[{\"domain\":\"a\",\"version\":1},{\"domain\":\"c\"},{\"domain\":\"a\",\"version\":2}],\"graph\":{}}";
+    let e = read_err(&file(m, &[]));
+    assert_eq!(
+        (e.kind, e.path.as_deref()),
+        (ErrorKind::Malformed, Some("manifest.opsets[1].version")),
+        "{e}"
+    );
+}
+
 // ---- §2.4 attributes -----------------------------------------------------------------------
 
 fn attr_graph(attr: &str) -> String {
@@ -935,6 +956,27 @@ fn duplicate_function_rejected() {
         ErrorKind::Malformed,
         "manifest.functions[1]",
         64 + m.rfind("{\"name").unwrap() as u64,
+    );
+}
+
+/// §2.8 in reading order: the first repeated key is reported, at the repeat, before a later
+/// function that fails to read; a failure before any repeat is reported instead.
+#[test]
+fn duplicate_function_reported_in_reading_order() {
+    let m = "{\"ir_version\":9,\"graph\":{},\"functions\":[{\"name\":\"F\"},{\"name\":\"G\"},{\"name\":\"G\",\"domain\":\"d\"},{\"name\":\"G\"},{\"name\":\"F\"},{\"name\":7}]}";
+    let e = read_err(&file(m, &[]));
+    assert_path(
+        &e,
+        ErrorKind::Malformed,
+        "manifest.functions[3]",
+        at(m, "{\"name\":\"G\"},{\"name\":\"F"),
+    );
+    let m = "{\"ir_version\":9,\"graph\":{},\"functions\":[{\"name\":\"F\"},{\"name\":7},{\"name\":\"F\"}]}";
+    let e = read_err(&file(m, &[]));
+    assert_eq!(
+        (e.kind, e.path.as_deref()),
+        (ErrorKind::Malformed, Some("manifest.functions[1].name")),
+        "{e}"
     );
 }
 

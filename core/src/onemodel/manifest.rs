@@ -8,10 +8,10 @@ use super::base64;
 use super::error::{Error, ErrorKind};
 use super::model::*;
 use super::tensor::{self, RangeError};
+use super::unique;
 use crate::json::Problem;
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 pub(crate) use cursor::{Cursor, Field, Seg, locate, render};
@@ -154,18 +154,50 @@ pub(crate) fn normal_domain(d: &str) -> &str {
 
 /// OperatorSet list with the no-duplicate-domain rule (§2.1).
 fn opsets(f: &Field<'_, '_>) -> R<Vec<OperatorSet>> {
-    let mut seen = BTreeSet::new();
-    opt_list(f, |e| {
+    let set = |e: &Cursor<'_, '_>| {
         let [domain, version] = e.fields(["domain", "version"]).map_err(fe)?;
-        let set = OperatorSet {
+        Ok(OperatorSet {
             domain: opt_string(&domain)?,
             version: u63(&version.req().map_err(fe)?)?,
-        };
-        if !seen.insert(String::from(normal_domain(&set.domain))) {
-            return Err(rule(e, ErrorKind::Malformed, "second operator set for one domain"));
+        })
+    };
+    unique_list(f, set, unique::duplicate_opset, "second operator set for one domain")
+}
+
+/// An optional array member read by `item` whose elements must not repeat a key (§2.1,
+/// §2.8): `repeat` gives the first element whose key an earlier one has, which is
+/// Malformed with `msg` at that element. The elements are read first and their keys
+/// compared once ([`unique::first_repeat`]); when element `j` fails to read, a repeat
+/// among the elements before it is reported instead, as one check per element in
+/// reading order would.
+fn unique_list<'v, T>(
+    f: &Field<'v, '_>,
+    mut item: impl FnMut(&Cursor<'v, '_>) -> R<T>,
+    repeat: impl Fn(&[T]) -> Option<usize>,
+    msg: &'static str,
+) -> R<Vec<T>> {
+    let Some(c) = f.opt() else {
+        return Ok(Vec::new());
+    };
+    let mut out = reserve(c.array().map_err(fe)?.1);
+    let mut failure = None;
+    for e in c.items().map_err(fe)? {
+        match item(&e) {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
         }
-        Ok(set)
-    })
+    }
+    if let Some(i) = repeat(&out) {
+        let at = c.items().map_err(fe)?.nth(i);
+        return Err(at.map_or_else(
+            || rule(&c, ErrorKind::Malformed, msg),
+            |e| rule(&e, ErrorKind::Malformed, msg),
+        ));
+    }
+    failure.map_or(Ok(out), Err)
 }
 
 /// Dimensions: integers ≥ 0 (§2.5), then the element count below 2^60.
@@ -222,18 +254,12 @@ impl<'a> Reader<'a> {
         let doc = opt_string(&doc)?;
         let metadata = metadata(&metadata_f)?;
         let graph = self.graph(&graph.req().map_err(fe)?, 1)?;
-        let mut seen = BTreeSet::new();
-        let functions = opt_list(&functions, |f| {
-            let func = self.function(f)?;
-            if !seen.insert((func.domain.clone(), func.name.clone(), func.overload.clone())) {
-                return Err(rule(
-                    f,
-                    ErrorKind::Malformed,
-                    "second function with this domain, name and overload",
-                ));
-            }
-            Ok(func)
-        })?;
+        let functions = unique_list(
+            &functions,
+            |f| self.function(f),
+            unique::duplicate_function,
+            "second function with this domain, name and overload",
+        )?;
         Ok(Model {
             ir_version,
             opsets,

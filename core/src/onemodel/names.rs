@@ -207,8 +207,10 @@ impl<'m> Resolver<'m, '_> {
         self.finish(g.nodes.len())
     }
 
+    /// Resolves function `f` in a scope of its own: `orders` resolves functions after the
+    /// model's graph, whose frames are all closed by then, so none is visible here and the
+    /// frame stack keeps its allocation from one function to the next.
     fn function(&mut self, f: &'m Function<'_>) -> R<()> {
-        let outer = core::mem::take(&mut self.frames);
         // A function's nodes may use the model's domains and its own (rule 4). Its own are
         // collected alone: copying the model's set per function would cost opsets ×
         // functions, quadratic in the manifest (§3.1 promises O(n log n)).
@@ -224,19 +226,23 @@ impl<'m> Resolver<'m, '_> {
             edges: Vec::new(),
             current: NO_NODE,
         });
-        self.run(alloc::vec![Task::Nodes(&f.nodes, 0)])?;
+        // Runs only what has work: an empty list would change nothing (nor allocate).
+        if !f.nodes.is_empty() {
+            self.run(alloc::vec![Task::Nodes(&f.nodes, 0)])?;
+        }
         for (i, o) in f.outputs.iter().enumerate() {
             if !self.lookup(o) {
                 return Err(self.error(&[Seg::Name("outputs"), Seg::Index(i)], "undefined name"));
             }
         }
         self.value_info(&f.value_info)?;
-        self.path.push(Seg::Name("attribute_defaults"));
-        self.run(alloc::vec![Task::Attrs(&f.attribute_defaults, 0, 0)])?;
-        self.path.pop();
+        if !f.attribute_defaults.is_empty() {
+            self.path.push(Seg::Name("attribute_defaults"));
+            self.run(alloc::vec![Task::Attrs(&f.attribute_defaults, 0, 0)])?;
+            self.path.pop();
+        }
         self.finish(f.nodes.len())?;
         self.fn_domains = None;
-        self.frames = outer;
         Ok(())
     }
 
@@ -332,6 +338,10 @@ impl<'m> Resolver<'m, '_> {
 /// first, so an order that already respects `edges` is kept as is. `Err(i)`: node `i` is
 /// the first (in file order) that a cycle keeps from being placed.
 fn stable_order(n: usize, edges: &[(usize, usize)]) -> Result<Vec<usize>, usize> {
+    if edges.is_empty() {
+        // No node waits for another: every node is ready at once, in file order.
+        return Ok((0..n).collect());
+    }
     let mut indegree = alloc::vec![0usize; n];
     let mut start = alloc::vec![0usize; n + 1];
     for &(from, to) in edges {

@@ -11,7 +11,6 @@ use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_items, opt_
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 type R<T> = Result<T, Error>;
@@ -330,31 +329,27 @@ impl<'a> Reader<'a> {
     }
 
     /// The read loop over the heap stack of open bodies; it holds at most one frame per
-    /// nesting level (§3.2), however deep graphs nest.
-    fn run<'v>(&self, root: Body<'v, 'a>) -> R<Out<'a>> {
-        let mut stack = alloc::vec![root];
+    /// nesting level (§3.2), however deep graphs nest. The root body stays out of the heap
+    /// stack, so a body without subgraphs (most graphs and functions) needs none.
+    fn run<'v>(&self, mut root: Body<'v, 'a>) -> R<Out<'a>> {
+        let mut open: Vec<Body<'v, 'a>> = Vec::new();
         loop {
-            let Some(top) = stack.last_mut() else {
-                return Err(Error::at_path(
-                    ErrorKind::Malformed,
-                    String::from("manifest"),
-                    None,
-                    "empty",
-                ));
+            let top = match open.last_mut() {
+                Some(top) => top,
+                None => &mut root,
             };
             match top.step(self)? {
                 Some((value, segs)) => {
                     let depth = top.depth + 1;
                     let child = self.open_graph(value, segs, depth)?;
-                    stack.push(child);
+                    open.push(child);
                 }
                 None => {
-                    let Some(body) = stack.pop() else { continue };
-                    let out = body.finish(self)?;
-                    match (stack.last_mut(), out) {
-                        (Some(parent), Out::Graph(g)) => parent.accept(g),
-                        (None, out) => return Ok(out),
-                        (Some(_), Out::Function(_)) => {}
+                    let Some(body) = open.pop() else {
+                        return root.finish(self);
+                    };
+                    if let Out::Graph(g) = body.finish(self)? {
+                        open.last_mut().unwrap_or(&mut root).accept(g);
                     }
                 }
             }

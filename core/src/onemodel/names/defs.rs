@@ -4,15 +4,14 @@
 //! found per name from the sorted order and reported at the earliest one in definition
 //! order, exactly where defining them one by one into an ordered map would fail. O(n log n).
 //!
-//! Names are ordered by a [`Key`]: the name's first eight bytes as a big-endian integer,
-//! then the whole name. That is byte order (a name's first eight bytes, zero-padded, never
-//! compare above those of a name it sorts before), but nearly every comparison is one
-//! integer comparison instead of a string comparison.
+//! Names are ordered by a [`Key`] (`onemodel/unique.rs`): the name's first eight bytes as a
+//! big-endian integer, then the whole name, so nearly every comparison is one integer
+//! comparison instead of a string comparison.
 
 use super::Def;
 use crate::onemodel::manifest::Seg;
+pub(super) use crate::onemodel::unique::Key;
 use alloc::vec::Vec;
-use core::cmp::Ordering;
 
 /// Where a definition is, below its graph's or function's path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,32 +51,6 @@ impl At {
     }
 }
 
-/// A name with its sort key: its first eight bytes, zero-padded, as a big-endian integer.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Key<'m> {
-    head: u64,
-    name: &'m str,
-}
-
-impl<'m> Key<'m> {
-    /// The key of `name`.
-    pub fn new(name: &'m str) -> Self {
-        let mut head = [0u8; 8];
-        for (d, s) in head.iter_mut().zip(name.as_bytes()) {
-            *d = *s;
-        }
-        Key {
-            head: u64::from_be_bytes(head),
-            name,
-        }
-    }
-
-    /// Byte order of the names, decided by the heads unless they are equal.
-    fn cmp(&self, other: &Key<'_>) -> Ordering {
-        self.head.cmp(&other.head).then_with(|| self.name.cmp(other.name))
-    }
-}
-
 /// Definitions in the order they are made.
 #[derive(Default)]
 pub(super) struct Collect<'m> {
@@ -104,14 +77,14 @@ impl<'m> Collect<'m> {
         // Sorted as (head, index in definition order): 16 bytes an entry; only entries
         // with equal heads compare their names.
         let list = &self.list;
-        let mut order: Vec<(u64, usize)> = list.iter().enumerate().map(|(i, (k, ..))| (k.head, i)).collect();
-        let name = |i: usize| list.get(i).map_or("", |(k, ..)| k.name);
+        let mut order: Vec<(u64, usize)> = list.iter().enumerate().map(|(i, (k, ..))| (k.head(), i)).collect();
+        let name = |i: usize| list.get(i).map_or("", |(k, ..)| k.name());
         order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1).cmp(name(b.1))).then(a.1.cmp(&b.1)));
         let entry = |&(_, i): &(u64, usize)| list.get(i).map(|&(key, def, at)| (key, def, at, i));
         let entries: Vec<(Key<'m>, Def, At, usize)> = order.iter().filter_map(entry).collect();
         let mut sorted = Vec::with_capacity(entries.len());
         let mut first_error: Option<(usize, At)> = None;
-        for group in entries.chunk_by(|a, b| a.0.head == b.0.head && a.0.name == b.0.name) {
+        for group in entries.chunk_by(|a, b| a.0 == b.0) {
             let again = match group {
                 [(key, def, ..), rest @ ..] => {
                     sorted.push((*key, *def));
