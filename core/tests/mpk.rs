@@ -928,3 +928,52 @@ fn archive_size_limit_same_result_whatever_the_split() {
     );
     assert_eq!(Some(whole), pieces);
 }
+
+// ---------------------------------------------------------------- §3.1 step 7, §6.5
+
+/// A sink with room for `.0` bytes of destination path; records the paths it begins.
+struct Room(usize, Vec<String>);
+
+impl EntrySink for Room {
+    type Error = ();
+    fn begin(&mut self, path: &str, _: u64) -> Result<(), ()> {
+        self.1.push(path.into());
+        Ok(())
+    }
+    fn data(&mut self, _: &[u8]) -> Result<(), ()> {
+        Ok(())
+    }
+    fn end(&mut self) -> Result<(), ()> {
+        Ok(())
+    }
+    fn max_path_bytes(&self) -> usize {
+        self.0
+    }
+}
+
+fn feed_into(sink: &mut Room) -> Result<Package, MpkError> {
+    let mut r = MpkReader::new(MpkLimits::DEFAULT, Registry::DEFAULT, [5, 6]);
+    match r.feed(&gz(&tar(&files())), sink) {
+        Ok(()) => r.finish(),
+        Err(Failure::Rejected(e)) => Err(e),
+        Err(Failure::Sink(())) => panic!("sink failed"),
+    }
+}
+
+#[test]
+fn destination_path_longer_than_the_sinks_room_is_size_limit_exceeded_at_its_entry() {
+    // The longest destination is `etc/pipeline_sequence.json`, 26 bytes: the second entry.
+    let mut sink = Room(25, Vec::new());
+    let e = feed_into(&mut sink).unwrap_err();
+    assert_eq!(e.kind, MpkKind::SizeLimitExceeded, "{e}");
+    let at = tar(&files()[..1]).len() - END_OF_ARCHIVE.len();
+    assert_eq!(e.location, Location::at(at as u64).in_member("pipeline_sequence.json"));
+    assert!(e.to_string().contains("26 bytes"), "{e}");
+    // Nothing was begun for it.
+    assert_eq!(sink.1, ["etc/mpk.json"]);
+    // With room for it, the package passes; a sink without a limit never refuses.
+    let mut sink = Room(26, Vec::new());
+    feed_into(&mut sink).unwrap();
+    assert_eq!(sink.1.len(), files().len());
+    assert_eq!(Discard.max_path_bytes(), usize::MAX);
+}

@@ -932,3 +932,67 @@ fn bundle_hash_is_over_sorted_two_space_lines() {
     let h = bundle_hash([("model/b", "bb"), ("model/a", "aa")]);
     assert_eq!(h, hex(&sha256(b"aa  model/a\nbb  model/b\n")));
 }
+
+// ---------------------------------------------------------------- §4.3 step 7, §4.2
+
+/// A [`Collect`] with room for `.1` bytes of destination path.
+struct Room(Collect, usize);
+
+impl EntrySink for Room {
+    type Error = ();
+    fn begin(&mut self, path: &str, size: u64) -> Result<(), ()> {
+        self.0.begin(path, size)
+    }
+    fn data(&mut self, chunk: &[u8]) -> Result<(), ()> {
+        self.0.data(chunk)
+    }
+    fn end(&mut self) -> Result<(), ()> {
+        self.0.end()
+    }
+    fn max_path_bytes(&self) -> usize {
+        self.1
+    }
+}
+
+fn import_into(tar: &[u8], sink: &mut Room) -> Result<modelgate_core::mvb::Imported, MvbError> {
+    let mut v = ImportValidator::new(MvbLimits::DEFAULT, KEY);
+    match v.feed(tar, sink) {
+        Ok(()) => v.finish(),
+        Err(Failure::Rejected(e)) => Err(e),
+        Err(Failure::Sink(())) => panic!("sink failed"),
+    }
+}
+
+#[test]
+fn destination_path_longer_than_the_sinks_room_is_limit_exceeded_at_its_entry() {
+    let tar = valid();
+    let longest = "model/tokenizer/vocab.txt";
+    let dest = format!("{ID}/{longest}");
+    let mut sink = Room(Collect::default(), dest.len() - 1);
+    let e = import_into(&tar, &mut sink).unwrap_err();
+    assert_eq!(e.kind, MvbKind::LimitExceeded, "{e}");
+    assert_eq!(e.location, member_at(&dest, header_of(&tar, &dest)));
+    // Every earlier file reached the sink, this one did not.
+    assert!(sink.0.files.iter().all(|f| f.1 != longest));
+    assert_eq!(sink.0.files.len(), 4);
+    let mut sink = Room(Collect::default(), dest.len());
+    import_into(&tar, &mut sink).unwrap();
+    assert_eq!(sink.0.files.len(), 5);
+}
+
+/// §4.2: import adds `<id>/verification.json` (§6.3), longer than the `<id>/manifest.json`
+/// the archive holds: without room for it, the marker is refused before anything is written.
+#[test]
+fn bundle_folder_without_room_for_the_verification_record_is_refused_at_the_marker() {
+    let tar = valid();
+    let record = format!("{ID}/verification.json");
+    let mut sink = Room(Collect::default(), record.len() - 1);
+    let e = import_into(&tar, &mut sink).unwrap_err();
+    assert_eq!(e.kind, MvbKind::LimitExceeded, "{e}");
+    assert_eq!(e.location, member_at(&format!("{ID}/.mvb.json"), 0));
+    assert!(sink.0.files.is_empty());
+    // Room for the record is enough for the marker; the first longer path fails later.
+    let mut sink = Room(Collect::default(), record.len());
+    let e = import_into(&tar, &mut sink).unwrap_err();
+    assert_ne!(e.location.offset, Some(0), "{e}");
+}

@@ -2,6 +2,7 @@
 //! root: MPK extraction (`spec/mpk.md` §6.3) and mvb import and check (`spec/mvb.md` §6.2).
 
 use crate::syncer::{FLUSH_STEP, Syncer};
+use crate::temp::TempDir;
 use modelgate_core::tar::EntrySink;
 use std::cell::Cell;
 use std::collections::BTreeSet;
@@ -44,12 +45,15 @@ pub fn create_file(path: &Path) -> io::Result<File> {
 }
 
 /// Writes each file at its path under `root`: the path must be relative with only plain
-/// components (checked again here, whatever the validator did), parent folders are made
+/// components and fit in the root's room (`spec/mpk.md` §6.5; both checked again here,
+/// whatever the validator did), parent folders are made
 /// one at a time without following a symbolic link, and files are created exclusively and
 /// synced when complete (unless the sink is [`DirSink::unsynced`]; on a thread of their own
 /// with [`DirSink::synced_in_background`]).
 pub struct DirSink {
     root: PathBuf,
+    /// The longest relative path the root has room for (`spec/mpk.md` §6.5).
+    room: usize,
     folder_mode: u32,
     /// Folders this sink made under the root: a file's parents among them are skipped,
     /// only the others are made (and checked).
@@ -71,11 +75,13 @@ enum SyncMode {
 }
 
 impl DirSink {
-    /// A sink writing under the existing folder `root`; the folders it makes get
-    /// `folder_mode` on Unix (MPK: 0700 until published; mvb: 0755, the bundle's own).
-    pub fn new(root: &Path, folder_mode: u32) -> Self {
+    /// A sink writing under the private temporary folder `root`, within its room
+    /// ([`TempDir::room`], `spec/mpk.md` §6.5); the folders it makes get `folder_mode` on
+    /// Unix (MPK: 0700 until published; mvb: 0755, the bundle's own).
+    pub fn new(root: &TempDir, folder_mode: u32) -> Self {
         DirSink {
-            root: root.to_path_buf(),
+            root: root.path().to_path_buf(),
+            room: root.room(),
             folder_mode,
             made: Made::default(),
             sync: SyncMode::OnEnd,
@@ -134,6 +140,14 @@ impl DirSink {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "destination path is not plain",
+            ));
+        }
+        // The readers refuse such a path at its entry (§6.5); a caller that did not ask
+        // `max_path_bytes` gets an error here, before anything is made for it.
+        if rel.len() > self.room {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "destination path too long for the destination folder",
             ));
         }
         // The parent folder, `a/b` of `a/b/c.bin`; none for a file at the root.
@@ -241,6 +255,11 @@ fn shared_folders(a: &[u8], b: &[u8]) -> usize {
 impl EntrySink for DirSink {
     type Error = io::Error;
 
+    /// What the root leaves of the path limit (`spec/mpk.md` §6.5).
+    fn max_path_bytes(&self) -> usize {
+        self.room
+    }
+
     fn begin(&mut self, path: &str, _: u64) -> io::Result<()> {
         let target = self.target(path)?;
         self.file = Some(Arc::new(create_file(&target)?));
@@ -277,7 +296,6 @@ impl EntrySink for DirSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::temp::TempDir;
 
     /// A fresh folder, removed with its contents when the test ends, whether it passes or
     /// panics.
@@ -295,7 +313,7 @@ mod tests {
     fn files_land_at_their_path_with_parents_made() {
         let tmp = scratch("ok");
         let root = tmp.path();
-        let mut sink = DirSink::new(root, 0o755);
+        let mut sink = DirSink::new(&tmp, 0o755);
         write(&mut sink, "id/model/a.bin", b"abc").unwrap();
         write(&mut sink, "id/model/b.bin", b"d").unwrap();
         assert_eq!(fs::read(root.join("id/model/a.bin")).unwrap(), b"abc");
@@ -306,7 +324,7 @@ mod tests {
     fn unsynced_sink_writes_the_same_files_and_rules() {
         let tmp = scratch("unsynced");
         let root = tmp.path();
-        let mut sink = DirSink::new(root, 0o755).unsynced();
+        let mut sink = DirSink::new(&tmp, 0o755).unsynced();
         write(&mut sink, "id/model/a.bin", b"abc").unwrap();
         assert_eq!(fs::read(root.join("id/model/a.bin")).unwrap(), b"abc");
         assert_eq!(sink.begin("../x", 0).unwrap_err().kind(), io::ErrorKind::InvalidInput);
@@ -316,7 +334,7 @@ mod tests {
     fn non_plain_paths_are_refused() {
         let tmp = scratch("plain");
         let root = tmp.path();
-        let mut sink = DirSink::new(root, 0o700);
+        let mut sink = DirSink::new(&tmp, 0o700);
         for bad in ["", "../x", "/etc/x", "a/../../x", "./a", "a\0b/c"] {
             let e = sink.begin(bad, 0).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad}");
@@ -324,11 +342,25 @@ mod tests {
         assert_eq!(fs::read_dir(root).unwrap().count(), 0);
     }
 
+    /// `spec/mpk.md` §6.5: the sink reports its root's room, and refuses a longer path
+    /// itself (for a caller that did not ask) before it makes anything for it.
+    #[test]
+    fn a_path_longer_than_the_roots_room_is_refused_before_anything_is_made() {
+        let tmp = scratch("room");
+        let mut sink = DirSink::new(&tmp, 0o700);
+        let room = sink.max_path_bytes();
+        assert_eq!(room, tmp.room());
+        let over = format!("a/{}", "b".repeat(room - 1));
+        assert_eq!(sink.begin(&over, 0).unwrap_err().kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+        write(&mut sink, "a/b", b"x").unwrap();
+    }
+
     #[test]
     fn existing_names_are_never_reused() {
         let tmp = scratch("exclusive");
         let root = tmp.path();
-        let mut sink = DirSink::new(root, 0o700);
+        let mut sink = DirSink::new(&tmp, 0o700);
         write(&mut sink, "etc/a.json", b"{}").unwrap();
         // The same file again, and a folder where a file is.
         assert_eq!(
@@ -350,7 +382,7 @@ mod tests {
         let tmp_outside = scratch("link-outside");
         let outside = tmp_outside.path();
         std::os::unix::fs::symlink(outside, root.join("etc")).unwrap();
-        let mut sink = DirSink::new(root, 0o700);
+        let mut sink = DirSink::new(&tmp, 0o700);
         assert_eq!(
             sink.begin("etc/a.json", 0).unwrap_err().kind(),
             io::ErrorKind::AlreadyExists
@@ -399,7 +431,7 @@ mod tests {
     fn each_folder_is_made_once_however_many_files_are_below_it() {
         let tmp = scratch("once");
         let root = tmp.path();
-        let mut sink = DirSink::new(root, 0o700);
+        let mut sink = DirSink::new(&tmp, 0o700);
         let deep = "d/".repeat(200);
         // 200 folders for the first file, none for the next 39 in the same folder.
         let ops = operations(|| {
@@ -424,7 +456,7 @@ mod tests {
         let tmp = scratch("foreign");
         let root = tmp.path();
         fs::create_dir(root.join("etc")).unwrap();
-        let mut sink = DirSink::new(root, 0o700);
+        let mut sink = DirSink::new(&tmp, 0o700);
         // `mkdir` finds it, `lstat` checks it, then `sub` is made: 3.
         assert_eq!(operations(|| write(&mut sink, "etc/sub/0", b"").unwrap()), 3);
         // Below a folder it did not make, the sink remembers nothing: both are checked again.

@@ -245,7 +245,7 @@ pub fn extract(
     let root = temp_root(dest)?;
     // §6.3: folders stay private (0700) until the root is renamed into place.
     // §6.3: each file is fsync'ed on a thread of its own while the next bytes are written.
-    let mut sink = DirSink::new(root.path(), 0o700).synced_in_background()?;
+    let mut sink = DirSink::new(&root, 0o700).synced_in_background()?;
     let package = run(file, limits, &mut sink, progress)?;
     // §6.4: every file is durable before the root is published.
     sink.finish()?;

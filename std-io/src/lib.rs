@@ -17,6 +17,8 @@
 //! - [`publish`]: atomic publication of output files.
 //! - [`threads`]: [`threads::Threads`], the core's `Join` on two threads (the mlbundle
 //!   reader's member work).
+//! - [`path_limit`]: the operating system's path length limit, and the room it leaves below
+//!   a folder for the files an archive writes there.
 //! - [`temp`]: exclusively created temporary files and folders beside a destination.
 //! - [`onemodel`]: OneModel/ONNX loading, external data, conversions.
 //! - [`failure`]: [`failure::FileError`], why an operation that reads an archive and writes
@@ -35,6 +37,7 @@ mod handoff;
 pub mod mmap;
 pub mod mvb;
 pub mod onemodel;
+pub mod path_limit;
 pub mod publish;
 pub mod read;
 pub mod source;

@@ -484,7 +484,7 @@ fn staging(parent: &Path) -> io::Result<TempDir> {
 /// Writes accepted files at `<staging>/<bundle_id>/<bundle path>` (§6.2); folders get the
 /// ordinary mode 0755 inside the private staging root: they become the bundle's.
 fn staging_sink(staging: &TempDir) -> DirSink {
-    DirSink::new(staging.path(), 0o755)
+    DirSink::new(staging, 0o755)
 }
 
 /// §6.1: the name rule, then the file must be a regular file.

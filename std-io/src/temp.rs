@@ -2,6 +2,7 @@
 //! other writer can predict: the one mechanism behind atomic publication (`publish`),
 //! MPK extraction roots (`extract`) and mvb import staging (`mvb`).
 
+use crate::path_limit::room_below;
 use std::fs::{self, DirBuilder, File};
 use std::hash::{BuildHasher, RandomState};
 use std::io;
@@ -21,6 +22,12 @@ pub fn beside(dest: &Path) -> io::Result<(PathBuf, String)> {
         .into_owned();
     Ok((dir, name))
 }
+
+/// The most bytes [`create_unique`] adds to `stem` and `tag` in a name: the dots, the
+/// process id (a `u32`, at most 10 digits), the counter (a `u64`, at most 20) and the 16
+/// hex digits of the random part. The name of a folder that is still to be made is not
+/// known when its room is reckoned ([`TempDir::room`]), its longest form is.
+pub const NAME_EXTRA_MAX: usize = 5 + 10 + 20 + 16;
 
 /// Calls `create` on fresh names `.<stem>.<pid>.<n>.<random>.<tag>` in `dir` until one
 /// does not already exist (at most 16 tries); `create` must fail with `AlreadyExists`
@@ -61,19 +68,42 @@ pub fn private_dir() -> DirBuilder {
 #[derive(Debug)]
 pub struct TempDir {
     path: PathBuf,
+    room: usize,
     kept: bool,
 }
 
 impl TempDir {
-    /// Creates a fresh private folder in `dir` named after `stem` and `tag`.
+    /// Creates a fresh private folder in `dir` named after `stem` and `tag`. Its path is
+    /// absolute, below `dir`'s real path (links resolved), so that the paths written below
+    /// it are the ones its room was reckoned for (`spec/mpk.md` §6.5).
     pub fn create(dir: &Path, stem: &str, tag: &str) -> io::Result<TempDir> {
-        let (path, ()) = create_unique(dir, stem, tag, |p| private_dir().create(p))?;
-        Ok(TempDir { path, kept: false })
+        let real = fs::canonicalize(dir)?;
+        let longest = real
+            .as_os_str()
+            .len()
+            .saturating_add(1)
+            .saturating_add(stem.len())
+            .saturating_add(tag.len())
+            .saturating_add(NAME_EXTRA_MAX);
+        let (path, ()) = create_unique(&real, stem, tag, |p| private_dir().create(p))?;
+        Ok(TempDir {
+            path,
+            room: room_below(longest),
+            kept: false,
+        })
     }
 
     /// The folder's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The longest relative path, in bytes, that fits below this folder (`spec/mpk.md`
+    /// §6.5): what [`crate::path_limit::PATH_MAX`] leaves below the longest name the folder
+    /// could have been given, so that the room depends on `dir`, `stem` and `tag` only,
+    /// never on the process id or the random part.
+    pub fn room(&self) -> usize {
+        self.room
     }
 
     /// Leaves the folder (or what it was renamed to) in place when dropped.
@@ -124,6 +154,24 @@ mod tests {
         b.keep();
         assert!(!a_path.exists());
         assert!(b_path.exists());
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// `spec/mpk.md` §6.5: the folder is made below the real path of `dir`, and its room
+    /// is what PATH_MAX leaves below the longest name it could have had.
+    #[test]
+    fn temp_dir_is_below_the_real_path_and_knows_its_room() {
+        let base = std::env::temp_dir().join(format!("mg-temp-room-{}", std::process::id()));
+        fs::create_dir_all(base.join("sub")).unwrap();
+        let real = fs::canonicalize(&base).unwrap();
+        let t = TempDir::create(&base.join("sub/.."), "stem", "tag").unwrap();
+        assert_eq!(t.path().parent().unwrap(), real);
+        let longest = real.as_os_str().len() + 1 + ".stem.".len() + 10 + 1 + 20 + 1 + 16 + ".tag".len();
+        assert_eq!(t.room(), crate::path_limit::PATH_MAX - 1 - longest - 1);
+        let name = t.path().file_name().unwrap().len();
+        let longest_name = longest - real.as_os_str().len() - "/".len();
+        assert!(name <= longest_name, "{name} > {longest_name}");
+        drop(t);
         fs::remove_dir_all(&base).unwrap();
     }
 

@@ -8,13 +8,14 @@
 //! entry rules, the sink) consumes it. [`MpkReader`] joins them on one thread; a caller
 //! with threads may run the halves apart, handing the decoded chunks over in order.
 
+use super::classify::Class;
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
 use super::package::{Decision, Package, PackageCheck};
 use super::registry::Registry;
 use crate::Location;
 use crate::gzip::{GzStep, GzipDecoder};
-use crate::tar::{Discard, EntrySink, Event, TarLimits, TarReader};
+use crate::tar::{Discard, EntrySink, Event, TarLimits, TarReader, check_room};
 
 /// Why feeding stopped: the package was rejected, or the sink failed.
 pub type Failure<E> = crate::tar::Failure<MpkError, E>;
@@ -115,7 +116,8 @@ impl MpkEntries {
             match event {
                 Event::NeedInput => return Ok(()),
                 Event::Entry(e) => {
-                    if let Decision::Extract { dest, .. } = self.check.entry(&e)? {
+                    if let Decision::Extract { dest, class } = self.check.entry(&e)? {
+                        fits_below(sink, &dest, class, e.header_offset)?;
                         sink.begin(&dest, e.size).map_err(Failure::Sink)?;
                         self.extracting = true;
                     }
@@ -144,6 +146,20 @@ impl MpkEntries {
         self.tar.finish().map_err(|e| MpkError::from_tar(&e))?;
         self.check.finish()
     }
+}
+
+/// §3.1 step 7 (§6.5): the destination path `dest` must fit in what the sink's folder
+/// leaves of the operating system's path limit; a longer one is `size_limit_exceeded` at
+/// the entry (named by its normalised path), before anything is written for it.
+fn fits_below<S: EntrySink>(sink: &S, dest: &str, class: Class, header_offset: u64) -> Result<(), MpkError> {
+    check_room(sink, dest.len()).map_err(|detail| {
+        let path = dest.strip_prefix(class.folder()).unwrap_or(dest);
+        MpkError::new(
+            MpkKind::SizeLimitExceeded,
+            detail,
+            Location::at(header_offset).in_member(path),
+        )
+    })
 }
 
 /// Push-style MPK reader: feed the `.tar.gz` bytes in pieces of any size; accepted

@@ -12,7 +12,7 @@ use crate::archive_path::{PathLimits, PathSet, SetError, normalize};
 use crate::digest::{ChunkDigest, hex};
 use crate::json::Value;
 use crate::tar::reader::{Entry, lossy_name};
-use crate::tar::{Discard, EntryKind, EntrySink, Event, TarLimits, TarReader};
+use crate::tar::{Discard, EntryKind, EntrySink, Event, TarLimits, TarReader, check_room};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
@@ -109,6 +109,21 @@ const VOLATILE: [&str; 4] = ["exports.json", "hydration.json", "transfer.json", 
 /// Bundle-root files import writes (§6.3), which therefore cannot be folders (§4.3).
 const WRITTEN: [&str; 3] = ["manifest.json", "verification.json", "VERIFICATION.md"];
 
+/// The longest name of [`WRITTEN`] (`verification.json`): the bundle-root file whose path
+/// import's room check of the marker stands for (§4.2).
+const LONGEST_WRITTEN: usize = "verification.json".len();
+
+// The marker's path and the written files share `<bundle_id>/`, so the room check of the
+// marker with the longest written name covers every file import adds (§6.3).
+const _: () = assert!(LONGEST_WRITTEN >= "manifest.json".len() && LONGEST_WRITTEN >= "VERIFICATION.md".len());
+
+/// §4.3 step 7 (`spec/mpk.md` §6.5): a destination path of `len` bytes must fit in what the
+/// sink's folder leaves of the operating system's path limit; else `LimitExceeded` at the
+/// entry, before anything is written for it.
+fn fits_below<S: EntrySink>(sink: &S, len: usize, e: &Entry) -> Result<(), MvbError> {
+    check_room(sink, len).map_err(|detail| MvbError::owned(MvbKind::LimitExceeded, detail, at_entry(e)))
+}
+
 /// What §4.3 step 5 reports.
 const IN_WRITTEN_FOLDER: &str = "folder at a bundle-root name import writes";
 
@@ -201,7 +216,11 @@ impl ImportValidator {
     fn entry<S: EntrySink>(&mut self, e: &Entry, sink: &mut S) -> Result<(), Failure<S::Error>> {
         if !self.seen_first {
             self.seen_first = true;
-            return Ok(self.first_entry(e)?);
+            self.first_entry(e)?;
+            // §4.2, §6.3: the longest bundle-root file import adds must fit below the
+            // destination too (`spec/mpk.md` §6.5): `<id>/` from the marker's path.
+            let folder = e.path.len().saturating_sub(MARKER.len());
+            return Ok(fits_below(sink, folder.saturating_add(LONGEST_WRITTEN), e)?);
         }
         let path = self.file_rules(e)?;
         let manifest = if path == MANIFEST {
@@ -216,6 +235,7 @@ impl ImportValidator {
         };
         // The raw entry path is `<bundle_id>/<path>`, UTF-8 in normal form (§4.3.3).
         let dest = core::str::from_utf8(&e.path).unwrap_or_default();
+        fits_below(sink, dest.len(), e)?;
         sink.begin(dest, e.size).map_err(Failure::Sink)?;
         self.current = Some(Current::File {
             path,

@@ -21,5 +21,5 @@ pub mod writer;
 pub use error::{Field, TarError, TarReason};
 pub use header::{BLOCK, Dialect, EntryKind};
 pub use reader::{Entries, Entry, Event, PathSource, TarLimits, TarReader, TarSummary, entries};
-pub use sink::{Discard, EntrySink, Failure};
+pub use sink::{Discard, EntrySink, Failure, check_room};
 pub use writer::{FileMeta, Flavor, TarWriter, WriteError, file_header};

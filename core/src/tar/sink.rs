@@ -3,6 +3,9 @@
 //! its bytes arrive, and stop with a [`Failure`] that tells a rejection from the sink's own
 //! error.
 
+use alloc::format;
+use alloc::string::String;
+
 /// Receives the accepted files of an archive, one at a time: `begin`, any number of
 /// `data`, `end`. Files arrive only after every rule that can be decided from the header
 /// passed.
@@ -17,6 +20,27 @@ pub trait EntrySink {
     fn data(&mut self, chunk: &[u8]) -> Result<(), Self::Error>;
     /// The file is complete.
     fn end(&mut self) -> Result<(), Self::Error>;
+    /// The longest `path` in bytes that [`EntrySink::begin`] can write: a sink writing
+    /// under a folder has only what the operating system's path limit leaves below it
+    /// (`spec/mpk.md` §6.5). The readers reject a longer destination path as a limit of
+    /// their format, at its entry, before `begin` (`spec/mpk.md` §3.1 step 7,
+    /// `spec/mvb.md` §4.3 step 7). Unlimited unless the sink says otherwise.
+    fn max_path_bytes(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// The rule of `spec/mpk.md` §6.5 for every format: a destination path of `len` bytes
+/// must fit in [`EntrySink::max_path_bytes`]; otherwise the detail of the rejection, which
+/// the format reports with its limit kind at the entry.
+pub fn check_room<S: EntrySink + ?Sized>(sink: &S, len: usize) -> Result<(), String> {
+    let room = sink.max_path_bytes();
+    if len <= room {
+        return Ok(());
+    }
+    Err(format!(
+        "destination path of {len} bytes is longer than the {room} bytes the path limit leaves below the destination folder"
+    ))
 }
 
 /// A sink that keeps nothing (`modelgate check`, `modelgate mvb verify FILE.mvb.tar`).

@@ -1,0 +1,246 @@
+//! `spec/mpk.md` §6.5 (and `spec/mvb.md` §6.2): a file whose path below the destination
+//! would pass the operating system's path limit is a rejection of the format's limit kind
+//! at its entry, decided before anything is written for it, and nothing is left on disk;
+//! a path exactly at the limit is extracted. The destinations are long folders, so the
+//! entry paths stay well within the archive path rules (`spec/mpk.md` §2.6).
+//!
+//! The room below a destination, by §6.5 on Linux: 4096 − 1 (NUL) − the real path of the
+//! folder the temporary tree is made in − 1 (`/`) − the longest temporary name (its stem
+//! and tag + 51) − 1 (`/`).
+#![cfg(target_os = "linux")]
+
+use modelgate_core::Location;
+use modelgate_core::digest::{hex, sha256};
+use modelgate_core::gzip::write_gzip;
+use modelgate_core::mpk::{MpkKind, MpkLimits};
+use modelgate_core::mvb::write::append_entry;
+use modelgate_core::mvb::{MANIFEST, MARKER, Manifest, Marker, MvbKind, MvbLimits, bundle_hash, covers};
+use modelgate_core::tar::writer::END_OF_ARCHIVE;
+use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
+use modelgate_io::extract::{ExtractError, extract};
+use modelgate_io::mvb::{MvbIoError, import};
+use modelgate_io::path_limit::PATH_MAX;
+use modelgate_io::temp::TempDir;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// What a temporary name adds to its stem and tag at most: five dots, a process id of 10
+/// digits, a counter of 20 and 16 random hex digits (`spec/mpk.md` §6.3).
+const TEMP_EXTRA: usize = 5 + 10 + 20 + 16;
+
+/// A fresh folder, removed when the test ends.
+fn scratch(tag: &str) -> TempDir {
+    TempDir::create(&std::env::temp_dir(), "mg-path-limit", tag).unwrap()
+}
+
+/// A folder below `base` whose real path is `len` bytes long (made of 200-byte names).
+fn long_folder(base: &Path, len: usize) -> PathBuf {
+    let mut dir = fs::canonicalize(base).unwrap();
+    loop {
+        let left = len - dir.as_os_str().len();
+        if left == 0 {
+            break;
+        }
+        // A last name of at least 2 bytes: `/` and one letter.
+        let take = if left > 201 { 200.min(left - 2 - 1) } else { left - 1 };
+        dir.push("d".repeat(take));
+    }
+    fs::create_dir_all(&dir).unwrap();
+    assert_eq!(fs::canonicalize(&dir).unwrap().as_os_str().len(), len);
+    dir
+}
+
+/// A relative path of exactly `len` bytes ending in `end`, of names of at most 200 bytes.
+fn path_of_len(len: usize, end: &str) -> String {
+    let mut p = String::new();
+    while len - p.len() - end.len() > 201 {
+        p.push_str(&"p".repeat(200));
+        p.push('/');
+    }
+    let last = len - p.len() - end.len();
+    p.push_str(&"q".repeat(last));
+    p.push_str(end);
+    assert_eq!(p.len(), len);
+    p
+}
+
+/// The room `spec/mpk.md` §6.5 leaves below a temporary tree made in the folder whose real
+/// path is `folder_len` bytes long, named from `stem` and `tag`.
+fn room(folder_len: usize, stem: &str, tag: &str) -> usize {
+    PATH_MAX - 1 - folder_len - 1 - (stem.len() + tag.len() + TEMP_EXTRA) - 1
+}
+
+/// Every name in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn path_max_is_linuxs() {
+    assert_eq!(PATH_MAX, 4096);
+}
+
+// ---------------------------------------------------------------- MPK
+
+const CONTRACT: &str =
+    r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
+const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"mla","configPath":"run.json","processor":"MLA","kernel":"mla_inference","dependencies":["decoder"]}]}]}"#;
+
+/// A valid package with a last file at `long` (a `.so`, so it lands at `lib/<long>`), and
+/// the tar offset of that file's first header.
+fn package_with(long: &str) -> (Vec<u8>, u64) {
+    let mut w = TarWriter::new(Flavor::Gnu);
+    for (p, d) in [
+        ("mpk.json", CONTRACT.as_bytes()),
+        ("pipeline_sequence.json", PIPELINE.as_bytes()),
+        ("run.json", b"{}"),
+        ("m.elf", b"\x7fELF"),
+    ] {
+        w.append_file(p.as_bytes(), d, &FileMeta::FIXED).unwrap();
+    }
+    let mut before = w.finish();
+    before.truncate(before.len() - END_OF_ARCHIVE.len());
+    let at = before.len() as u64;
+    let mut w = TarWriter::new(Flavor::Gnu);
+    w.append_file(long.as_bytes(), b"long", &FileMeta::FIXED).unwrap();
+    before.extend_from_slice(&w.finish());
+    (write_gzip(&before, usize::MAX).unwrap(), at)
+}
+
+/// A package whose last file's destination `lib/<path>` has `dest_len` bytes, extracted to
+/// `<folder>/out` where the real path of `folder` has `folder_len` bytes (the package
+/// itself is elsewhere); returns the outcome, the folder and the path.
+fn extract_at(tmp: &TempDir, folder_len: usize, dest_len: usize) -> (Result<(), ExtractError>, PathBuf, String) {
+    let folder = long_folder(tmp.path(), folder_len);
+    let path = path_of_len(dest_len - "lib/".len(), ".so");
+    let (bytes, _) = package_with(&path);
+    let pkg = tmp.path().join("long.tar.gz");
+    fs::write(&pkg, bytes).unwrap();
+    let r = extract(&pkg, &folder.join("out"), MpkLimits::DEFAULT, &mut |_, _| {});
+    (r.map(|_| ()), folder, path)
+}
+
+/// Today's failure: a file 100 bytes past the room, which is past the kernel's `PATH_MAX`
+/// too whatever the temporary name's digits, was an I/O error (`ENAMETOOLONG`, exit 2).
+#[test]
+fn mpk_entry_past_the_path_limit_below_the_destination_is_size_limit_exceeded_at_the_entry() {
+    let tmp = scratch("mpk-over");
+    let folder_len = 3000;
+    let dest_len = room(folder_len, "out", "mpk-tmp") + 100;
+    let (r, folder, path) = extract_at(&tmp, folder_len, dest_len);
+    let (_, at) = package_with(&path);
+    match r {
+        Err(ExtractError::Rejected(e)) => {
+            assert_eq!(e.kind, MpkKind::SizeLimitExceeded, "{e}");
+            assert_eq!(e.location, Location::at(at).in_member(&path));
+            assert!(e.to_string().contains("path limit leaves"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Neither the destination nor the temporary tree is left.
+    assert!(names(&folder).is_empty(), "{:?}", names(&folder));
+}
+
+#[test]
+fn mpk_entry_one_byte_past_the_room_is_refused_and_leaves_nothing() {
+    let tmp = scratch("mpk-one");
+    let dest_len = room(3000, "out", "mpk-tmp") + 1;
+    let (r, folder, _) = extract_at(&tmp, 3000, dest_len);
+    assert!(
+        matches!(&r, Err(ExtractError::Rejected(e)) if e.kind == MpkKind::SizeLimitExceeded),
+        "{r:?}"
+    );
+    assert!(names(&folder).is_empty(), "{:?}", names(&folder));
+}
+
+#[test]
+fn mpk_entry_exactly_at_the_room_is_extracted() {
+    let tmp = scratch("mpk-at");
+    let dest_len = room(3000, "out", "mpk-tmp");
+    let (r, folder, path) = extract_at(&tmp, 3000, dest_len);
+    r.unwrap();
+    assert_eq!(names(&folder), ["out"]);
+    assert_eq!(fs::read(folder.join("out/lib").join(&path)).unwrap(), b"long");
+}
+
+// ---------------------------------------------------------------- mvb
+
+const ID: &str = "b1";
+
+/// An mvb archive of one payload file at `model/<rest>`, and the offset of its header.
+fn archive_with(rest: &str) -> (Vec<u8>, u64) {
+    let bundle_path = format!("model/{rest}");
+    let data = b"deep".as_slice();
+    let sha = hex(&sha256(data));
+    let hash = bundle_hash([(bundle_path.as_str(), sha.as_str())]);
+    let manifest = format!(
+        r#"{{"schema_version":"1.6.0","kind":"darsay.bundle","artifact_type":"model","bundle_id":"{ID}","inventory":{{"layout":{{"payload_root":"model/"}},"files":[{{"path":"{bundle_path}","size":4,"sha256":"{sha}"}}],"bundle_hash":{{"algorithm":"sha256-of-sorted-sha256-lines","value":"{hash}","covers":"{}"}}}},"archive":{{"date_archived":"2025-06-01T12:00:00Z"}}}}"#,
+        covers("model")
+    );
+    let parsed = Manifest::parse(manifest.as_bytes(), &MvbLimits::DEFAULT, [1, 2]).unwrap();
+    let marker = Marker::for_manifest(&parsed);
+    let mut out = Vec::new();
+    append_entry(&mut out, ID, MARKER, &marker.to_bytes(), 0).unwrap();
+    append_entry(&mut out, ID, MANIFEST, manifest.as_bytes(), 0).unwrap();
+    let at = out.len() as u64;
+    append_entry(&mut out, ID, &bundle_path, data, 0).unwrap();
+    out.extend_from_slice(&END_OF_ARCHIVE);
+    (out, at)
+}
+
+/// Imports an archive whose payload file's destination `<id>/model/<rest>` has `dest_len`
+/// bytes into a vault whose real path has `vault_len` bytes.
+fn import_at(tmp: &TempDir, vault_len: usize, dest_len: usize) -> (Result<(), MvbIoError>, PathBuf, String, u64) {
+    let vault = long_folder(tmp.path(), vault_len);
+    let rest = path_of_len(dest_len - format!("{ID}/model/").len(), ".bin");
+    let (bytes, at) = archive_with(&rest);
+    let file = tmp.path().join("b1.mvb.tar");
+    fs::write(&file, bytes).unwrap();
+    let r = import(&file, &vault, &mut |_, _| {});
+    (r.map(|_| ()), vault, rest, at)
+}
+
+/// Today's failure: an I/O error (`ENAMETOOLONG`, exit 2) after the staging tree was made.
+#[test]
+fn mvb_entry_past_the_path_limit_below_the_vault_is_limit_exceeded_at_the_entry() {
+    let tmp = scratch("mvb-over");
+    let dest_len = room(3000, "mvb-import", "tmp") + 100;
+    let (r, vault, rest, at) = import_at(&tmp, 3000, dest_len);
+    let entry = format!("{ID}/model/{rest}");
+    match r {
+        Err(MvbIoError::Rejected(e)) => {
+            assert_eq!(e.kind, MvbKind::LimitExceeded, "{e}");
+            // Entry names in locations are cut at 256 bytes (`spec/mpk.md` §1.5).
+            assert_eq!(e.location, Location::at(at).in_member(&entry[..256]));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(names(&vault).is_empty(), "{:?}", names(&vault));
+}
+
+#[test]
+fn mvb_entry_one_byte_past_the_room_is_refused_and_leaves_nothing() {
+    let tmp = scratch("mvb-one");
+    let dest_len = room(3000, "mvb-import", "tmp") + 1;
+    let (r, vault, _, _) = import_at(&tmp, 3000, dest_len);
+    assert!(
+        matches!(&r, Err(MvbIoError::Rejected(e)) if e.kind == MvbKind::LimitExceeded),
+        "{r:?}"
+    );
+    assert!(names(&vault).is_empty(), "{:?}", names(&vault));
+}
+
+#[test]
+fn mvb_entry_exactly_at_the_room_is_imported() {
+    let tmp = scratch("mvb-at");
+    let dest_len = room(3000, "mvb-import", "tmp");
+    let (r, vault, rest, _) = import_at(&tmp, 3000, dest_len);
+    r.unwrap();
+    assert_eq!(names(&vault), [ID]);
+    assert_eq!(fs::read(vault.join(ID).join("model").join(&rest)).unwrap(), b"deep");
+}
