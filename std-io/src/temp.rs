@@ -29,9 +29,26 @@ pub fn beside(dest: &Path) -> io::Result<(PathBuf, String)> {
 /// known when its room is reckoned ([`TempDir::room`]), its longest form is.
 pub const NAME_EXTRA_MAX: usize = 5 + 10 + 20 + 16;
 
-/// Calls `create` on fresh names `.<stem>.<pid>.<n>.<random>.<tag>` in `dir` until one
-/// does not already exist (at most 16 tries); `create` must fail with `AlreadyExists`
-/// rather than reuse an existing entry (`create_new`, `DirBuilder::create`).
+/// The most bytes of the stem a temporary name keeps: with [`NAME_EXTRA_MAX`] and a tag of
+/// up to 76 bytes the name stays within the 255 bytes a name may have (`NAME_MAX` on
+/// Linux file systems), so a destination whose own name is valid always gets one
+/// (`spec/mpk.md` §6.3).
+pub const STEM_MAX: usize = 128;
+
+/// `stem` cut to at most [`STEM_MAX`] bytes, at a character boundary: the stem part of
+/// [`create_unique`]'s names.
+pub fn name_stem(stem: &str) -> &str {
+    let mut end = stem.len().min(STEM_MAX);
+    while !stem.is_char_boundary(end) {
+        end -= 1;
+    }
+    stem.get(..end).unwrap_or_default()
+}
+
+/// Calls `create` on fresh names `.<stem>.<pid>.<n>.<random>.<tag>` in `dir` (the stem cut
+/// by [`name_stem`]) until one does not already exist (at most 16 tries); `create` must
+/// fail with `AlreadyExists` rather than reuse an existing entry (`create_new`,
+/// `DirBuilder::create`).
 pub fn create_unique<T>(
     dir: &Path,
     stem: &str,
@@ -39,6 +56,7 @@ pub fn create_unique<T>(
     mut create: impl FnMut(&Path) -> io::Result<T>,
 ) -> io::Result<(PathBuf, T)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let stem = name_stem(stem);
     let random = RandomState::new().hash_one(std::process::id());
     for _ in 0..16 {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -82,7 +100,7 @@ impl TempDir {
             .as_os_str()
             .len()
             .saturating_add(1)
-            .saturating_add(stem.len())
+            .saturating_add(name_stem(stem).len())
             .saturating_add(tag.len())
             .saturating_add(NAME_EXTRA_MAX);
         let (path, ()) = create_unique(&real, stem, tag, |p| private_dir().create(p))?;
@@ -171,6 +189,24 @@ mod tests {
         let name = t.path().file_name().unwrap().len();
         let longest_name = longest - real.as_os_str().len() - "/".len();
         assert!(name <= longest_name, "{name} > {longest_name}");
+        drop(t);
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A destination whose own name is valid but longer than 255 − 58 bytes still gets a
+    /// temporary name within NAME_MAX (it used to be `ENAMETOOLONG`), cut at a character.
+    #[test]
+    fn long_stems_are_cut_to_fit_a_name() {
+        let long = "é".repeat(120);
+        assert_eq!(name_stem(&long).len(), 128);
+        assert_eq!(name_stem(&format!("a{long}")).len(), 127);
+        assert_eq!(name_stem("short"), "short");
+        let base = std::env::temp_dir().join(format!("mg-temp-stem-{}", std::process::id()));
+        fs::create_dir_all(&base).unwrap();
+        let t = TempDir::create(&base, &"n".repeat(250), "mpk-tmp").unwrap();
+        let name = t.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(&format!(".{}.", "n".repeat(128))), "{name}");
+        assert!(name.len() <= 255);
         drop(t);
         fs::remove_dir_all(&base).unwrap();
     }

@@ -244,3 +244,23 @@ fn mvb_entry_exactly_at_the_room_is_imported() {
     assert_eq!(names(&vault), [ID]);
     assert_eq!(fs::read(vault.join(ID).join("model").join(&rest)).unwrap(), b"deep");
 }
+
+/// `spec/mpk.md` §6.3: the temporary root's name keeps at most 128 bytes of DEST's name, so
+/// a DEST whose own name is valid but long (240 bytes) gets a root within NAME_MAX (it used
+/// to be `ENAMETOOLONG`), and the room below it counts the cut name.
+#[test]
+fn mpk_destination_with_a_long_name_is_extracted_into_a_root_of_a_cut_name() {
+    let tmp = scratch("mpk-name");
+    let (bytes, _) = package_with("x.so");
+    let pkg = tmp.path().join("p.tar.gz");
+    fs::write(&pkg, bytes).unwrap();
+    let name = "n".repeat(240);
+    extract(&pkg, &tmp.path().join(&name), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
+    assert_eq!(fs::read(tmp.path().join(&name).join("lib/x.so")).unwrap(), b"long");
+    // The room below a 3000-byte folder with a DEST name of 240 bytes is the one of 128.
+    let folder = long_folder(tmp.path(), 3000);
+    let path = path_of_len(room(3000, &name[..128], "mpk-tmp") - "lib/".len(), ".so");
+    let (bytes, _) = package_with(&path);
+    fs::write(&pkg, bytes).unwrap();
+    extract(&pkg, &folder.join(&name), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
+}
