@@ -1369,6 +1369,82 @@ fn onnx_writer_refuses_shared_tensor_bytes_over_2_gib() {
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
 }
 
+/// A file whose data region is `region` bytes of 7 and whose initializers are uint8 tensors
+/// at the given (offset, length) ranges of it (§1.3 lets them share bytes).
+fn shared_file(region: usize, ranges: impl Iterator<Item = (usize, usize)>) -> Vec<u8> {
+    let list: Vec<String> = ranges
+        .enumerate()
+        .map(|(i, (offset, length))| {
+            format!("{{\"name\":\"t{i}\",\"dtype\":2,\"dims\":[{length}],\"data\":{{\"offset\":{offset},\"length\":{length}}}}}")
+        })
+        .collect();
+    let manifest = format!(
+        "{{\"ir_version\":9,\"graph\":{{\"initializers\":[{}]}}}}",
+        list.join(",")
+    );
+    assemble(manifest.as_bytes(), &vec![7u8; region])
+}
+
+/// The writer's failure; a file written instead is reported by its length, not printed.
+fn refused(written: Result<Vec<u8>, Error>) -> Error {
+    written.map(|file| file.len()).unwrap_err()
+}
+
+fn max_shared(max_shared_data: u64) -> Limits {
+    Limits {
+        max_shared_data,
+        ..Limits::DEFAULT
+    }
+}
+
+/// §4: the writer writes each tensor in full, so 1024 tensors over one 4 KiB range (an
+/// 80 KB file) would make a 4 MiB data region, and sliding windows of 32 KiB every 64
+/// bytes over 64 KiB another 16 MiB; what sharing adds is capped by `max_shared_data`:
+/// LimitExceeded at `model`. Under the default (2^31 − 1) the first is written in full.
+#[test]
+fn writer_refuses_tensors_sharing_bytes_over_max_shared_data() {
+    let same = shared_file(4096, (0..1024).map(|_| (0, 4096)));
+    let model = read(&same).unwrap();
+    let e = refused(write_with(&model, max_shared(1 << 20)));
+    assert_refused(&e, ErrorKind::LimitExceeded, "model");
+    let bytes = write(&model).unwrap();
+    assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 1024 * 4096);
+    assert_eq!(read(&bytes).unwrap(), model);
+
+    let windows = shared_file(1 << 16, (0..512).map(|i| (64 * i, 1 << 15)));
+    let e = refused(write_with(&read(&windows).unwrap(), max_shared(1 << 20)));
+    assert_refused(&e, ErrorKind::LimitExceeded, "model");
+    assert_eq!(Limits::DEFAULT.max_shared_data, (1 << 31) - 1, "spec §4: 2^31 - 1");
+}
+
+/// §4: three tensors over one 1024-byte range add 2048 bytes: written at a limit of 2048
+/// (each tensor its own bytes, the file reads back as the same model), refused at 2047.
+/// Tensors with bytes of their own add nothing, even when the bytes are equal: a model
+/// without sharing writes at a limit of 0. Overlapping windows add what they overlap.
+#[test]
+fn writer_writes_shared_bytes_up_to_max_shared_data() {
+    let file = shared_file(1024, (0..3).map(|_| (0, 1024)));
+    let model = read(&file).unwrap();
+    let bytes = write_with(&model, max_shared(2048)).unwrap();
+    assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 3 * 1024);
+    let back = read_with(&bytes, max_shared(0), [1, 2]).unwrap();
+    assert_eq!(back, model);
+    assert_eq!(
+        write_with(&back, max_shared(0)).unwrap(),
+        bytes,
+        "same model, same bytes"
+    );
+    let e = refused(write_with(&model, max_shared(2047)));
+    assert_refused(&e, ErrorKind::LimitExceeded, "model");
+    // Windows of 128 bytes every 64 over 256: 384 bytes written, 256 held, 128 added.
+    let file = shared_file(256, (0..3).map(|i| (64 * i, 128)));
+    let windows = read(&file).unwrap();
+    let bytes = write_with(&windows, max_shared(128)).unwrap();
+    assert_eq!(read(&bytes).unwrap(), windows);
+    let e = refused(write_with(&windows, max_shared(127)));
+    assert_refused(&e, ErrorKind::LimitExceeded, "model");
+}
+
 // ---- §6 ONNX protobuf ------------------------------------------------------------------------
 
 mod onnx_proto {

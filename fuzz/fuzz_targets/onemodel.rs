@@ -1,6 +1,8 @@
 //! OneModel (`spec/onemodel.md`): never panics; every rejection has one of the four kinds and
 //! a location; an accepted file's model writes back, reads back equal, and writing it again
-//! gives the same bytes (§4: same model, same bytes). Inputs are either a whole file or a
+//! gives the same bytes (§4: same model, same bytes). (A file can only fail to write back
+//! when its tensors' sharing adds over 2 GiB, §4 `max_shared_data`, out of a fuzz input's
+//! reach.) Inputs are either a whole file or a
 //! manifest and data region framed with a correct header, so the fuzzer reaches the
 //! manifest and name rules without guessing header fields.
 #![no_main]

@@ -25,7 +25,9 @@ pub use writer::{write, write_with};
 
 use crate::json;
 
-/// Reader limits (`spec/onemodel.md` §1.2, §3.2).
+/// Reader and writer limits (`spec/onemodel.md` §1.2, §3.2, §4). The writer applies each
+/// reader limit to its output, so it never writes a file the reader with the same limits
+/// rejects; `max_shared_data` is the writer's alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Largest manifest in bytes (default 512 MiB, capped by `spec/json.md` §6).
@@ -34,14 +36,20 @@ pub struct Limits {
     pub max_json_depth: usize,
     /// Most graphs and types open at once (default 64).
     pub max_nesting: usize,
+    /// Most bytes the writer may add by writing in full each tensor that shares bytes with
+    /// another (§1.3, §4): its tensor bytes less the memory they occupy, each byte counted
+    /// once (default 2^31 − 1, one more copy of the largest tensor, §2.5). The reader does
+    /// not use it; the writer's output shares no bytes.
+    pub max_shared_data: u64,
 }
 
 impl Limits {
-    /// 512 MiB manifest, JSON depth 1024, nesting 64.
+    /// 512 MiB manifest, JSON depth 1024, nesting 64, 2^31 − 1 bytes added by sharing.
     pub const DEFAULT: Limits = Limits {
         max_manifest: 512 * 1024 * 1024,
         max_json_depth: 1024,
         max_nesting: 64,
+        max_shared_data: tensor::MAX_TENSOR_BYTES,
     };
 }
 

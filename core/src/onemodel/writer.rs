@@ -14,8 +14,11 @@ use alloc::vec::Vec;
 use data_order::model_tensors;
 use manifest::ManifestWriter;
 
+mod budget;
 mod data_order;
 mod manifest;
+
+pub(crate) use budget::tensor_data_bytes;
 
 type R<T> = Result<T, Error>;
 
@@ -54,25 +57,12 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
     }
 }
 
-/// Bytes of tensor data in `model`, each tensor counted on its own even where tensors share
-/// bytes (§1.3): what an ONNX `ModelProto` of the model holds at least, its tensors being
-/// `raw_data` or `string_data` (§6.3).
-pub(crate) fn tensor_data_bytes(model: &Model<'_>) -> u64 {
-    let mut total = 0u64;
-    model_tensors(model, &mut |t| {
-        let n = match &t.data {
-            TensorData::Raw(b) => b.len(),
-            TensorData::Strings(s) => s.iter().map(Vec::len).fold(0usize, usize::saturating_add),
-        };
-        total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
-    });
-    total
-}
-
 /// Writes `model` as a OneModel file (§4) that [`super::read`] accepts. Fails only for a
 /// model no reader with the default limits would accept (§4: bad dtype, bytes that disagree
 /// with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the structural
-/// rules of §2, names that do not resolve (§3.1), nesting over 64, a manifest over 512 MiB).
+/// rules of §2, names that do not resolve (§3.1), nesting over 64, a manifest over 512 MiB),
+/// and for tensors that share bytes (§1.3) so much that writing each in full would add
+/// more than 2^31 − 1 bytes to the memory they occupy (`Limits::max_shared_data`).
 pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
     write_with(model, Limits::DEFAULT)
 }
@@ -80,7 +70,11 @@ pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
 /// [`write()`] for a reader with `limits`: a model nesting graphs and types deeper than
 /// `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer than
 /// `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the header
-/// field `manifest_length`, so the writer never makes a file that reader rejects.
+/// field `manifest_length`, so the writer never makes a file that reader rejects. Tensors
+/// that share bytes (§1.3) are each written in full; when that adds more than
+/// `max_shared_data` bytes to the memory they occupy, the model is LimitExceeded at `model`
+/// before anything is reserved (§4), so the output grows with the memory the model holds,
+/// not with the number of tensors viewing it.
 pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     // Pass 1 (§4 step 1): offsets in data order.
     let mut raws: Vec<&[u8]> = Vec::new();
@@ -94,6 +88,16 @@ pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     });
     if let Some(e) = failure {
         return Err(e);
+    }
+    // §4: sharing (§1.3) may add at most `max_shared_data` bytes, checked before anything
+    // is reserved from the data region's length.
+    let shared =
+        budget::shared_bytes(&raws).ok_or_else(|| invalid(ErrorKind::LimitExceeded, "too many tensors for memory"))?;
+    if shared > limits.max_shared_data {
+        return Err(invalid(
+            ErrorKind::LimitExceeded,
+            "tensors that share bytes would be written over max_shared_data",
+        ));
     }
     let mut offsets = Vec::with_capacity(raws.len());
     let mut end: u64 = 0;
@@ -153,8 +157,8 @@ pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     // Step 4: header, manifest, padding, tensors with zero bytes between.
     let total = usize::try_from(file_length).map_err(|_| invalid(ErrorKind::LimitExceeded, "file too large"))?;
     let mut out = Vec::new();
-    // The size is known and checked above; memory for it may still be refused (tensors that
-    // share bytes in a file are written once each, §1.3), which is LimitExceeded, not an abort.
+    // The size is known and checked above; memory for it may still be refused, which is
+    // LimitExceeded, not an abort.
     out.try_reserve_exact(total)
         .map_err(|_| invalid(ErrorKind::LimitExceeded, "file too large for memory"))?;
     out.extend_from_slice(&header::encode(&h));

@@ -133,7 +133,9 @@ pub const MAX_ONNX_BYTES: u64 = (1 << 31) - 1;
 /// bytes alone exceed [`MAX_ONNX_BYTES`] is refused before anything is written
 /// (LimitExceeded at `model`): no ONNX reader takes it, and tensors that share bytes in a
 /// OneModel file (§1.3) are each written in full here, so the output would otherwise grow
-/// with the number of tensors sharing, not with the file.
+/// with the number of tensors sharing, not with the file. The count is the OneModel
+/// writer's (each tensor in full); the cap is the same 2^31 − 1 that writer lets sharing
+/// add by default (`Limits::max_shared_data`, §4).
 pub fn write_model(model: &Model<'_>) -> Result<Vec<u8>, Error> {
     if crate::onemodel::writer::tensor_data_bytes(model) > MAX_ONNX_BYTES {
         return Err(Error::at_path(
