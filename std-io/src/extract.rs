@@ -263,10 +263,10 @@ fn refuse_existing(dest: &Path) -> Result<(), ExtractError> {
 }
 
 /// A private directory next to the destination, removed on drop unless published (§6.3):
-/// `.<dest name>.<pid>.<n>.<random>.mpk-tmp`, mode 0700.
+/// `.<dest name>.<pid>.<n>.<random>.mpk-tmp`, mode 0700, with the room both it and `dest`
+/// leave (§6.5).
 fn temp_root(dest: &Path) -> io::Result<TempDir> {
-    let (dir, base) = temp::beside(dest)?;
-    TempDir::create(&dir, &base, "mpk-tmp")
+    TempDir::for_dest(dest, "mpk-tmp")
 }
 
 /// §6.4: renames the root to `dest` (which was checked not to exist).

@@ -93,16 +93,36 @@ pub struct TempDir {
 impl TempDir {
     /// Creates a fresh private folder in `dir` named after `stem` and `tag`. Its path is
     /// absolute, below `dir`'s real path (links resolved), so that the paths written below
-    /// it are the ones its room was reckoned for (`spec/mpk.md` §6.5).
+    /// it are the ones its room was reckoned for (`spec/mpk.md` §6.5). For a folder that is
+    /// renamed within `dir` later, [`TempDir::for_dest`].
     pub fn create(dir: &Path, stem: &str, tag: &str) -> io::Result<TempDir> {
+        Self::made(dir, stem, tag, 0)
+    }
+
+    /// The private root that is renamed to `dest` once complete (MPK extraction,
+    /// `spec/mpk.md` §6.3, §6.4): made beside `dest`, named after `dest`'s name and `tag`.
+    /// Its room also keeps every path below it within the limit once published as
+    /// `<dest>/<path>`: `dest`'s own name may be longer than the root's, whose copy of it
+    /// is cut to [`STEM_MAX`] bytes (§6.5).
+    pub fn for_dest(dest: &Path, tag: &str) -> io::Result<TempDir> {
+        let (dir, stem) = beside(dest)?;
+        let published = dest.file_name().map_or(0, |name| name.len());
+        Self::made(&dir, &stem, tag, published)
+    }
+
+    /// Makes the folder; its room is what the limit leaves below the longer of its own
+    /// longest name and a name of `published` bytes in the same folder.
+    fn made(dir: &Path, stem: &str, tag: &str, published: usize) -> io::Result<TempDir> {
         let real = fs::canonicalize(dir)?;
+        let own = name_stem(stem)
+            .len()
+            .saturating_add(tag.len())
+            .saturating_add(NAME_EXTRA_MAX);
         let longest = real
             .as_os_str()
             .len()
             .saturating_add(1)
-            .saturating_add(name_stem(stem).len())
-            .saturating_add(tag.len())
-            .saturating_add(NAME_EXTRA_MAX);
+            .saturating_add(own.max(published));
         let (path, ()) = create_unique(&real, stem, tag, |p| private_dir().create(p))?;
         Ok(TempDir {
             path,
@@ -118,8 +138,9 @@ impl TempDir {
 
     /// The longest relative path, in bytes, that fits below this folder (`spec/mpk.md`
     /// §6.5): what [`crate::path_limit::PATH_MAX`] leaves below the longest name the folder
-    /// could have been given, so that the room depends on `dir`, `stem` and `tag` only,
-    /// never on the process id or the random part.
+    /// could have been given (or, for [`TempDir::for_dest`], the destination's name when
+    /// that is longer), so that the room depends on `dir`, `stem`, `tag` (and the
+    /// destination) only, never on the process id or the random part.
     pub fn room(&self) -> usize {
         self.room
     }

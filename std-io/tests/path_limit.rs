@@ -5,8 +5,9 @@
 //! entry paths stay well within the archive path rules (`spec/mpk.md` §2.6).
 //!
 //! The room below a destination, by §6.5 on Linux: 4096 − 1 (NUL) − the real path of the
-//! folder the temporary tree is made in − 1 (`/`) − the longest temporary name (its stem
-//! and tag + 51) − 1 (`/`).
+//! folder the temporary tree is made in − 1 (`/`) − the longest temporary name (its stem,
+//! cut to 128 bytes, and tag + 51), or for MPK DEST's own name when that is longer, − 1
+//! (`/`).
 #![cfg(target_os = "linux")]
 
 use modelgate_core::Location;
@@ -65,7 +66,8 @@ fn path_of_len(len: usize, end: &str) -> String {
 }
 
 /// The room `spec/mpk.md` §6.5 leaves below a temporary tree made in the folder whose real
-/// path is `folder_len` bytes long, named from `stem` and `tag`.
+/// path is `folder_len` bytes long, named from `stem` and `tag` (a DEST name of at most 128
+/// bytes: the root's name is then the longer).
 fn room(folder_len: usize, stem: &str, tag: &str) -> usize {
     PATH_MAX - 1 - folder_len - 1 - (stem.len() + tag.len() + TEMP_EXTRA) - 1
 }
@@ -247,7 +249,7 @@ fn mvb_entry_exactly_at_the_room_is_imported() {
 
 /// `spec/mpk.md` §6.3: the temporary root's name keeps at most 128 bytes of DEST's name, so
 /// a DEST whose own name is valid but long (240 bytes) gets a root within NAME_MAX (it used
-/// to be `ENAMETOOLONG`), and the room below it counts the cut name.
+/// to be `ENAMETOOLONG`).
 #[test]
 fn mpk_destination_with_a_long_name_is_extracted_into_a_root_of_a_cut_name() {
     let tmp = scratch("mpk-name");
@@ -257,10 +259,36 @@ fn mpk_destination_with_a_long_name_is_extracted_into_a_root_of_a_cut_name() {
     let name = "n".repeat(240);
     extract(&pkg, &tmp.path().join(&name), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
     assert_eq!(fs::read(tmp.path().join(&name).join("lib/x.so")).unwrap(), b"long");
-    // The room below a 3000-byte folder with a DEST name of 240 bytes is the one of 128.
+}
+
+/// `spec/mpk.md` §6.5: the published path `<DEST>/<destination path>` must fit as well. A
+/// DEST name longer than the root's longest cut name (240 > 128 + 58 bytes) leaves less
+/// room below DEST than below the root: the room is the smaller of the two, so every
+/// extracted file can be opened at its published path, and one byte more is refused.
+#[test]
+fn mpk_destination_with_a_long_name_has_the_room_its_published_paths_leave() {
+    let tmp = scratch("mpk-name-room");
     let folder = long_folder(tmp.path(), 3000);
-    let path = path_of_len(room(3000, &name[..128], "mpk-tmp") - "lib/".len(), ".so");
+    let name = "n".repeat(240);
+    let published_room = PATH_MAX - 1 - 3000 - 1 - name.len() - 1;
+    assert!(published_room < room(3000, &name[..128], "mpk-tmp"));
+    let pkg = tmp.path().join("p.tar.gz");
+    let path = path_of_len(published_room + 1 - "lib/".len(), ".so");
+    let (bytes, at) = package_with(&path);
+    fs::write(&pkg, bytes).unwrap();
+    match extract(&pkg, &folder.join(&name), MpkLimits::DEFAULT, &mut |_, _| {}) {
+        Err(ExtractError::Rejected(e)) => {
+            assert_eq!(e.kind, MpkKind::SizeLimitExceeded, "{e}");
+            assert_eq!(e.location, Location::at(at).in_member(&path));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(names(&folder).is_empty(), "{:?}", names(&folder));
+    let path = path_of_len(published_room - "lib/".len(), ".so");
     let (bytes, _) = package_with(&path);
     fs::write(&pkg, bytes).unwrap();
     extract(&pkg, &folder.join(&name), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
+    let published = folder.join(&name).join("lib").join(&path);
+    assert_eq!(published.as_os_str().len(), PATH_MAX - 1);
+    assert_eq!(fs::read(published).unwrap(), b"long");
 }
