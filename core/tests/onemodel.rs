@@ -1445,6 +1445,37 @@ fn writer_writes_shared_bytes_up_to_max_shared_data() {
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
 }
 
+/// §4: every tensor the writer writes counts, wherever it is (§1.3's data order): an
+/// initializer, a sparse initializer's values, a node's tensor attribute, an initializer of
+/// a subgraph and a function's attribute default, all five over one 1024-byte range, add
+/// 4096 bytes.
+#[test]
+fn writer_counts_shared_bytes_of_tensors_everywhere_in_the_model() {
+    let t = |name: &str| {
+        format!("{{\"name\":\"{name}\",\"dtype\":2,\"dims\":[1024],\"data\":{{\"offset\":0,\"length\":1024}}}}")
+    };
+    let indices = "{\"dtype\":7,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}}";
+    let manifest = format!(
+        "{{\"ir_version\":9,\"opsets\":[{{\"version\":1}}],\"graph\":{{\"initializers\":[{}],\
+         \"sparse_initializers\":[{{\"values\":{},\"indices\":{indices},\"dims\":[1024]}}],\
+         \"nodes\":[{{\"op\":\"If\",\"attributes\":[{{\"name\":\"t\",\"type\":4,\"value\":{}}},\
+         {{\"name\":\"g\",\"type\":5,\"value\":{{\"initializers\":[{}]}}}}]}}]}},\
+         \"functions\":[{{\"name\":\"F\",\"attribute_defaults\":[{{\"name\":\"d\",\"type\":4,\"value\":{}}}]}}]}}",
+        t("a"),
+        t("b"),
+        t("c"),
+        t("d"),
+        t("e")
+    );
+    let file = assemble(manifest.as_bytes(), &[7u8; 1024]);
+    let model = read(&file).unwrap();
+    let bytes = write_with(&model, max_shared(4096)).unwrap();
+    assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 4 * 1024 + 1024);
+    assert_eq!(read(&bytes).unwrap(), model);
+    let e = refused(write_with(&model, max_shared(4095)));
+    assert_refused(&e, ErrorKind::LimitExceeded, "model");
+}
+
 // ---- §6 ONNX protobuf ------------------------------------------------------------------------
 
 mod onnx_proto {

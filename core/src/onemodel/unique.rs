@@ -140,6 +140,60 @@ mod tests {
         }
     }
 
+    /// Every list of up to five elements from pools whose keys tie in their 8-byte heads,
+    /// differ only past them, swap fields, or differ by `""` against `"ai.onnx"`: both rules
+    /// give exactly the index one set insertion per element in reading order gives (the
+    /// rules' former implementation, keyed `(domain, name, overload)`).
+    #[test]
+    fn both_rules_agree_with_one_insertion_per_element_on_every_short_list() {
+        let domains = ["", "ai.onnx", "ai.onnx.ml", "\0", "abcdefgh1", "abcdefgh2"];
+        let keys = [
+            ("F", "", ""),
+            ("F", "ai.onnx", ""),
+            ("", "F", ""),
+            ("F", "", "o"),
+            ("abcdefgh1", "d", ""),
+            ("abcdefgh2", "d", ""),
+            ("abcdefgh", "1d", ""),
+        ];
+        let mut list = [0usize; 5];
+        for len in 0..=list.len() {
+            let total = keys.len().pow(len as u32);
+            for code in 0..total {
+                let mut c = code;
+                for slot in list.iter_mut().take(len) {
+                    *slot = c % keys.len();
+                    c /= keys.len();
+                }
+                let picks = &list[..len];
+                let opsets: Vec<OperatorSet> = picks
+                    .iter()
+                    .map(|&i| OperatorSet {
+                        domain: domains[i % domains.len()].into(),
+                        version: 1,
+                    })
+                    .collect();
+                let mut seen = BTreeSet::new();
+                let expected = opsets.iter().position(|o| !seen.insert(normal_domain(&o.domain)));
+                assert_eq!(duplicate_opset(&opsets), expected, "{picks:?}");
+                let functions: Vec<Function<'_>> = picks
+                    .iter()
+                    .map(|&i| Function {
+                        name: keys[i].0.into(),
+                        domain: keys[i].1.into(),
+                        overload: keys[i].2.into(),
+                        ..Function::default()
+                    })
+                    .collect();
+                let mut seen = BTreeSet::new();
+                let expected = functions
+                    .iter()
+                    .position(|f| !seen.insert((f.domain.as_str(), f.name.as_str(), f.overload.as_str())));
+                assert_eq!(duplicate_function(&functions), expected, "{picks:?}");
+            }
+        }
+    }
+
     #[test]
     fn opset_domains_ai_onnx_and_empty_are_one() {
         let set = |d: &str| OperatorSet {

@@ -49,3 +49,41 @@ pub(super) fn shared_bytes(raws: &[&[u8]]) -> Option<u64> {
 fn len64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every list of up to three windows of a 6-byte buffer (empty ones included) and of a
+    /// second buffer: what sharing adds is the sum of the lengths less the bytes covered,
+    /// each counted once, as counting byte by byte gives.
+    #[test]
+    fn shared_bytes_is_the_sum_of_lengths_less_the_bytes_covered() {
+        let a = [0u8; 6];
+        let b = [0u8; 6];
+        let mut windows: Vec<(usize, usize, usize)> = Vec::new();
+        for buf in 0..2 {
+            for start in 0..=6 {
+                for end in start..=6 {
+                    windows.push((buf, start, end));
+                }
+            }
+        }
+        let slice = |&(buf, start, end): &(usize, usize, usize)| if buf == 0 { &a[start..end] } else { &b[start..end] };
+        let n = windows.len();
+        for code in 0..n * n * n {
+            let picks = [code % n, code / n % n, code / n / n];
+            for len in 0..=3 {
+                let chosen: Vec<&(usize, usize, usize)> = picks[..len].iter().map(|&i| &windows[i]).collect();
+                let raws: Vec<&[u8]> = chosen.iter().map(|w| slice(w)).collect();
+                let written: usize = raws.iter().map(|r| r.len()).sum();
+                let mut covered = [[false; 6]; 2];
+                for &&(buf, start, end) in &chosen {
+                    covered[buf][start..end].iter_mut().for_each(|c| *c = true);
+                }
+                let held = covered.iter().flatten().filter(|&&c| c).count();
+                assert_eq!(shared_bytes(&raws), Some((written - held) as u64), "{chosen:?}");
+            }
+        }
+    }
+}
