@@ -270,25 +270,66 @@ fn mpk_destination_with_a_long_name_has_the_room_its_published_paths_leave() {
     let tmp = scratch("mpk-name-room");
     let folder = long_folder(tmp.path(), 3000);
     let name = "n".repeat(240);
-    let published_room = PATH_MAX - 1 - 3000 - 1 - name.len() - 1;
-    assert!(published_room < room(3000, &name[..128], "mpk-tmp"));
+    assert!(room_below_dest(3000, name.len()) < room(3000, &name[..128], "mpk-tmp"));
+    refused_past_and_extracted_at_the_room(&tmp, &folder.join(&name), &folder.join(&name), 3000);
+}
+
+/// The room below DEST, whose folder's real path has `folder_len` bytes and whose own name
+/// `name_len`, when that name is longer than the root's (§6.5).
+fn room_below_dest(folder_len: usize, name_len: usize) -> usize {
+    PATH_MAX - 1 - folder_len - 1 - name_len - 1
+}
+
+/// Extracts a package whose last destination path is one byte past the room below `real`
+/// (DEST's real path, reached as `dest`), which is refused at its entry leaving nothing,
+/// then one at the room, which extracts and opens at its real published path of
+/// `PATH_MAX − 1` bytes.
+fn refused_past_and_extracted_at_the_room(tmp: &TempDir, dest: &Path, real: &Path, folder_len: usize) {
+    let room = room_below_dest(folder_len, real.file_name().unwrap().len());
+    let folder = real.parent().unwrap();
+    let before = names(folder);
     let pkg = tmp.path().join("p.tar.gz");
-    let path = path_of_len(published_room + 1 - "lib/".len(), ".so");
+    let path = path_of_len(room + 1 - "lib/".len(), ".so");
     let (bytes, at) = package_with(&path);
     fs::write(&pkg, bytes).unwrap();
-    match extract(&pkg, &folder.join(&name), MpkLimits::DEFAULT, &mut |_, _| {}) {
+    match extract(&pkg, dest, MpkLimits::DEFAULT, &mut |_, _| {}) {
         Err(ExtractError::Rejected(e)) => {
             assert_eq!(e.kind, MpkKind::SizeLimitExceeded, "{e}");
             assert_eq!(e.location, Location::at(at).in_member(&path));
         }
         other => panic!("{other:?}"),
     }
-    assert!(names(&folder).is_empty(), "{:?}", names(&folder));
-    let path = path_of_len(published_room - "lib/".len(), ".so");
+    assert_eq!(names(folder), before);
+    let path = path_of_len(room - "lib/".len(), ".so");
     let (bytes, _) = package_with(&path);
     fs::write(&pkg, bytes).unwrap();
-    extract(&pkg, &folder.join(&name), MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
-    let published = folder.join(&name).join("lib").join(&path);
+    extract(&pkg, dest, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
+    let published = real.join("lib").join(&path);
     assert_eq!(published.as_os_str().len(), PATH_MAX - 1);
     assert_eq!(fs::read(published).unwrap(), b"long");
+}
+
+/// §6.5 counts DEST's name in bytes: a name of 250 bytes that are not UTF-8 (its lossy form,
+/// which names the root, has 750) leaves the room of 250 bytes.
+#[test]
+fn mpk_destination_with_a_long_non_utf8_name_has_the_room_of_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = scratch("mpk-name-bytes");
+    let folder = long_folder(tmp.path(), 3000);
+    let name = std::ffi::OsStr::from_bytes(&[0xff; 250]);
+    refused_past_and_extracted_at_the_room(&tmp, &folder.join(name), &folder.join(name), 3000);
+}
+
+/// §6.3, §6.5: DEST reached through a link and `..` (relative to nothing the process
+/// changes) is measured at its real path, where the files are written.
+#[test]
+fn mpk_destination_through_a_link_and_dot_dot_is_measured_at_its_real_path() {
+    let tmp = scratch("mpk-link");
+    let folder = long_folder(tmp.path(), 3000);
+    fs::create_dir(folder.join("sub")).unwrap();
+    let link = tmp.path().join("ln");
+    std::os::unix::fs::symlink(&folder, &link).unwrap();
+    let name = "n".repeat(200);
+    let dest = link.join("sub/..").join(&name);
+    refused_past_and_extracted_at_the_room(&tmp, &dest, &folder.join(&name), 3000);
 }
