@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+mod listing;
+use listing::sorted_names;
+
 const ID: &str = "qwen--qwen3-0.6b@c1899de289a0";
 const DATE: &str = "2025-06-01T12:00:00Z";
 
@@ -301,15 +304,6 @@ fn find(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).position(|w| w == needle).unwrap()
 }
 
-fn vault_listing(vault: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(vault)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn import_registers_the_bundle_with_provenance() {
     let s = scratch("import");
@@ -322,7 +316,7 @@ fn import_registers_the_bundle_with_provenance() {
     let tar_sha = hex(&sha256(&fs::read(&tar).unwrap()));
     let r = import(&tar, &vault, &mut quiet()).unwrap();
     assert_eq!(r.dest, vault.join(ID));
-    assert_eq!(vault_listing(&vault), [ID]);
+    assert_eq!(sorted_names(&vault), [ID]);
     for (p, d) in payload() {
         assert_eq!(fs::read(vault.join(ID).join(&p)).unwrap(), d, "{p}");
     }
@@ -340,7 +334,7 @@ fn import_registers_the_bundle_with_provenance() {
     );
     // A second import of the same bundle is refused; the vault keeps the first.
     assert!(matches!(import(&tar, &vault, &mut quiet()), Err(MvbIoError::Exists(_))));
-    assert_eq!(vault_listing(&vault), [ID]);
+    assert_eq!(sorted_names(&vault), [ID]);
 }
 
 #[test]
@@ -388,7 +382,7 @@ fn one_flipped_byte_in_any_payload_file_is_refused_and_vault_unchanged() {
                 }
                 other => panic!("{path} {at}: {other:?}"),
             }
-            assert!(vault_listing(&vault).is_empty(), "vault changed for {path} {at}");
+            assert!(sorted_names(&vault).is_empty(), "vault changed for {path} {at}");
             let checked = {
                 let _alone = CHECKING.lock().unwrap();
                 check_archive(&file, &mut quiet())
@@ -413,7 +407,7 @@ fn import_refuses_wrong_file_name_before_reading() {
         Err(MvbIoError::Rejected(e)) => assert_eq!(e.kind, MvbKind::InvalidArchive),
         other => panic!("{other:?}"),
     }
-    assert!(vault_listing(&vault).is_empty());
+    assert!(sorted_names(&vault).is_empty());
 }
 
 #[test]

@@ -25,6 +25,9 @@ use modelgate_io::temp::TempDir;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+mod listing;
+use listing::sorted_names;
+
 /// What a temporary name adds to its stem and tag at most: five dots, a process id of 10
 /// digits, a counter of 20 and 16 random hex digits (`spec/mpk.md` §6.3).
 const TEMP_EXTRA: usize = 5 + 10 + 20 + 16;
@@ -70,16 +73,6 @@ fn path_of_len(len: usize, end: &str) -> String {
 /// bytes: the root's name is then the longer).
 fn room(folder_len: usize, stem: &str, tag: &str) -> usize {
     PATH_MAX - 1 - folder_len - 1 - (stem.len() + tag.len() + TEMP_EXTRA) - 1
-}
-
-/// Every name in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]
@@ -145,7 +138,7 @@ fn mpk_entry_past_the_path_limit_below_the_destination_is_size_limit_exceeded_at
         other => panic!("{other:?}"),
     }
     // Neither the destination nor the temporary tree is left.
-    assert!(names(&folder).is_empty(), "{:?}", names(&folder));
+    assert!(sorted_names(&folder).is_empty(), "{:?}", sorted_names(&folder));
 }
 
 #[test]
@@ -157,7 +150,7 @@ fn mpk_entry_one_byte_past_the_room_is_refused_and_leaves_nothing() {
         matches!(&r, Err(ExtractError::Rejected(e)) if e.kind == MpkKind::SizeLimitExceeded),
         "{r:?}"
     );
-    assert!(names(&folder).is_empty(), "{:?}", names(&folder));
+    assert!(sorted_names(&folder).is_empty(), "{:?}", sorted_names(&folder));
 }
 
 #[test]
@@ -166,7 +159,7 @@ fn mpk_entry_exactly_at_the_room_is_extracted() {
     let dest_len = room(3000, "out", "mpk-tmp");
     let (r, folder, path) = extract_at(&tmp, 3000, dest_len);
     r.unwrap();
-    assert_eq!(names(&folder), ["out"]);
+    assert_eq!(sorted_names(&folder), ["out"]);
     assert_eq!(fs::read(folder.join("out/lib").join(&path)).unwrap(), b"long");
 }
 
@@ -222,7 +215,7 @@ fn mvb_entry_past_the_path_limit_below_the_vault_is_limit_exceeded_at_the_entry(
         }
         other => panic!("{other:?}"),
     }
-    assert!(names(&vault).is_empty(), "{:?}", names(&vault));
+    assert!(sorted_names(&vault).is_empty(), "{:?}", sorted_names(&vault));
 }
 
 #[test]
@@ -234,7 +227,7 @@ fn mvb_entry_one_byte_past_the_room_is_refused_and_leaves_nothing() {
         matches!(&r, Err(MvbIoError::Rejected(e)) if e.kind == MvbKind::LimitExceeded),
         "{r:?}"
     );
-    assert!(names(&vault).is_empty(), "{:?}", names(&vault));
+    assert!(sorted_names(&vault).is_empty(), "{:?}", sorted_names(&vault));
 }
 
 #[test]
@@ -243,7 +236,7 @@ fn mvb_entry_exactly_at_the_room_is_imported() {
     let dest_len = room(3000, "mvb-import", "tmp");
     let (r, vault, rest, _) = import_at(&tmp, 3000, dest_len);
     r.unwrap();
-    assert_eq!(names(&vault), [ID]);
+    assert_eq!(sorted_names(&vault), [ID]);
     assert_eq!(fs::read(vault.join(ID).join("model").join(&rest)).unwrap(), b"deep");
 }
 
@@ -287,7 +280,7 @@ fn room_below_dest(folder_len: usize, name_len: usize) -> usize {
 fn refused_past_and_extracted_at_the_room(tmp: &TempDir, dest: &Path, real: &Path, folder_len: usize) {
     let room = room_below_dest(folder_len, real.file_name().unwrap().len());
     let folder = real.parent().unwrap();
-    let before = names(folder);
+    let before = sorted_names(folder);
     let pkg = tmp.path().join("p.tar.gz");
     let path = path_of_len(room + 1 - "lib/".len(), ".so");
     let (bytes, at) = package_with(&path);
@@ -299,7 +292,7 @@ fn refused_past_and_extracted_at_the_room(tmp: &TempDir, dest: &Path, real: &Pat
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(names(folder), before);
+    assert_eq!(sorted_names(folder), before);
     let path = path_of_len(room - "lib/".len(), ".so");
     let (bytes, _) = package_with(&path);
     fs::write(&pkg, bytes).unwrap();

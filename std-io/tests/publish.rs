@@ -9,19 +9,13 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::{Arc, Barrier};
 
+mod listing;
+use listing::sorted_names;
+
 /// A fresh folder under the system temporary folder, removed with its contents when the
 /// test ends, whether it passes or panics.
 fn scratch(name: &str) -> TempDir {
     TempDir::create(&std::env::temp_dir(), "mg-publish", name).unwrap()
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]
@@ -31,7 +25,7 @@ fn publish_creates_file_and_leaves_no_temporary() {
     let dest = dir.join("out.mlbundle");
     publish_bytes(&dest, b"hello", false).unwrap();
     assert_eq!(fs::read(&dest).unwrap(), b"hello");
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
 #[test]
@@ -43,7 +37,7 @@ fn existing_destination_without_overwrite_is_already_exists() {
     let e = publish_bytes(&dest, b"new", false).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
     assert_eq!(fs::read(&dest).unwrap(), b"old");
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
 #[test]
@@ -60,7 +54,7 @@ fn overwrite_replaces_atomically() {
     let mut old = String::new();
     io::Read::read_to_string(&mut held, &mut old).unwrap();
     assert_eq!(old, "old contents");
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
 #[test]
@@ -90,7 +84,7 @@ fn concurrent_no_overwrite_writers_exactly_one_wins() {
     }
     // The file is one writer's complete bytes.
     assert_eq!(fs::read(&dest).unwrap(), vec![winners[0] as u8; 100_000]);
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
 #[test]
@@ -105,7 +99,7 @@ fn failure_mid_write_leaves_no_file() {
     .unwrap_err();
     assert_eq!(e.to_string(), "disk full");
     assert!(!dest.exists());
-    assert!(entries(dir).is_empty());
+    assert!(sorted_names(dir).is_empty());
 }
 
 #[test]
@@ -120,7 +114,7 @@ fn failure_mid_write_with_overwrite_keeps_old_file() {
     })
     .unwrap_err();
     assert_eq!(fs::read(&dest).unwrap(), b"old");
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
 fn unsupported(_: &Path, _: &Path) -> io::Result<()> {
@@ -134,12 +128,12 @@ fn fallback_without_hard_links_creates_exclusively() {
     let dest = dir.join("out.mlbundle");
     publish_impl(&dest, false, |f| f.write_all(b"data"), unsupported).unwrap();
     assert_eq!(fs::read(&dest).unwrap(), b"data");
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
     // Never overwrites.
     let e = publish_impl(&dest, false, |f| f.write_all(b"other"), unsupported).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
     assert_eq!(fs::read(&dest).unwrap(), b"data");
-    assert_eq!(entries(dir), ["out.mlbundle"]);
+    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
 #[test]
@@ -166,7 +160,7 @@ fn fallback_failure_removes_its_own_destination() {
     .unwrap_err();
     assert_eq!(e.to_string(), "fail in fallback");
     assert!(!dest.exists());
-    assert!(entries(dir).is_empty());
+    assert!(sorted_names(dir).is_empty());
 }
 
 #[test]
@@ -176,7 +170,7 @@ fn other_link_errors_propagate() {
     let dest = dir.join("out.mlbundle");
     let e = publish_impl(&dest, false, |f| f.write_all(b"x"), |_, _| Err(io::Error::other("io"))).unwrap_err();
     assert_eq!(e.to_string(), "io");
-    assert!(entries(dir).is_empty());
+    assert!(sorted_names(dir).is_empty());
 }
 
 #[test]
@@ -222,5 +216,5 @@ fn overwrite_keeps_the_replaced_files_permissions() {
     }
     let mut names: Vec<String> = (0..4).map(|i| format!("out{i}.json")).collect();
     names.sort();
-    assert_eq!(entries(dir), names);
+    assert_eq!(sorted_names(dir), names);
 }
