@@ -96,7 +96,7 @@ pub(crate) fn duplicate_opset(opsets: &[OperatorSet]) -> Option<usize> {
     fn domain(o: &OperatorSet) -> &str {
         normal_domain(&o.domain)
     }
-    first_repeat(opsets, |o| Key::new(domain(o)).head(), |o| Key::new(domain(o)))
+    first_repeat(opsets, |o| Key::new(domain(o)).head(), domain)
 }
 
 /// §2.8: the index of the first function whose (domain, name, overload) an earlier function
