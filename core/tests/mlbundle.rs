@@ -70,7 +70,8 @@ fn writer_member_order_is_fixed() {
             N::Samples
         ]
     );
-    assert!(view.samples.is_some());
+    assert!(view.samples_json().is_some());
+    assert_eq!(view.inputs, 2);
 }
 
 #[test]

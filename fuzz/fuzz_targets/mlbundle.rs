@@ -6,8 +6,10 @@
 //! Allocation (counting allocator, `fuzz/common/counting_alloc.rs`): the declared-size
 //! checks of §3.3–§3.4 come before any member buffer is reserved, so what `read_container`
 //! asks of the heap is bounded by what the limits admit of this input: a member's buffer is
-//! at most min(declared size, its cap, ratio × compressed size), a JSON member's value tree
-//! at most [`JSON_HEAP_PER_BYTE`] times its size, plus a fixed [`FIXED_HEAP`].
+//! at most min(declared size, its cap, ratio × compressed size), the manifest's value tree
+//! at most [`JSON_HEAP_PER_BYTE`] times its size, the checks of the other JSON members, which
+//! build no value (§8.1), at most [`CHECK_HEAP_PER_BYTE`] times theirs, plus a fixed
+//! [`FIXED_HEAP`].
 #![no_main]
 
 #[path = "../common/counting_alloc.rs"]
@@ -37,11 +39,20 @@ const FIXED_HEAP: u64 = 128 << 10;
 /// bytes per input byte at worst (`[[0],[0],...`), rounded up.
 const JSON_HEAP_PER_BYTE: u64 = 128;
 
-fn is_json(name: MemberName) -> bool {
-    matches!(
-        name,
-        MemberName::Manifest | MemberName::Schema | MemberName::Structure | MemberName::Samples
-    )
+/// Heap per byte of `schema.json`, `structure.json` or `samples.json`, which are checked
+/// without a value: the duplicate-name table of an object (a 24-byte name and at most four
+/// 8-byte slots for a member of at least six bytes, `"a":0,`), or the §8.2 entry of a field
+/// name (64 bytes and a 16-byte sort entry for a field of at least 25 bytes,
+/// `{"name":"a","dtype":"bool"}`), rounded up.
+const CHECK_HEAP_PER_BYTE: u64 = 16;
+
+/// Heap per byte of member `name` beyond its buffer.
+fn json_heap_per_byte(name: MemberName) -> u64 {
+    match name {
+        MemberName::Manifest => JSON_HEAP_PER_BYTE,
+        MemberName::Schema | MemberName::Structure | MemberName::Samples => CHECK_HEAP_PER_BYTE,
+        _ => 0,
+    }
 }
 
 /// (largest single allocation, peak live bytes) that reading `data` under `limits` may
@@ -61,11 +72,7 @@ fn heap_bound(data: &[u8], limits: &ArchiveLimits) -> (u64, u64) {
             .uncompressed
             .min(limits.member_cap(name))
             .min(limits.get(Limit::Ratio).saturating_mul(c.compressed));
-        let tree = if is_json(name) {
-            admitted.saturating_mul(JSON_HEAP_PER_BYTE)
-        } else {
-            0
-        };
+        let tree = admitted.saturating_mul(json_heap_per_byte(name));
         largest = largest.max(admitted).max(tree);
         total = total.saturating_add(admitted).saturating_add(tree);
     }
@@ -77,8 +84,7 @@ fn assert_same(a: &Result<Container, Error>, b: &Result<Container, Error>) {
     match (a, b) {
         (Err(x), Err(y)) => assert_eq!(x, y),
         (Ok(x), Ok(y)) => {
-            assert_eq!((&x.members, &x.listing), (&y.members, &y.listing));
-            assert_eq!((&x.schema, &x.samples), (&y.schema, &y.samples));
+            assert_eq!((&x.members, &x.listing, x.inputs), (&y.members, &y.listing, y.inputs));
         }
         _ => panic!(
             "one read accepted, the other rejected: {:?} / {:?}",

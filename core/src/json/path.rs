@@ -155,6 +155,18 @@ impl<'v, 'p> Cursor<'v, 'p> {
         }
     }
 
+    /// The cursor of member `name` of this object, whose value a reader holds apart from
+    /// it (a reader that walks a document's tokens and keeps only a stand-in per value).
+    pub fn member<'s>(&'s self, value: &'v Value, name: &'s str) -> Cursor<'v, 's> {
+        self.child(value, Segment::Name(name))
+    }
+
+    /// The cursor of element `index` of this array, whose value a reader holds apart from
+    /// it, as for [`Cursor::member`].
+    pub fn element<'s>(&'s self, value: &'v Value, index: usize) -> Cursor<'v, 's> {
+        self.child(value, Segment::Index(index))
+    }
+
     /// The members of this object.
     pub fn object(&self) -> Result<&'v [Member], FieldError> {
         match &self.value.node {

@@ -799,6 +799,18 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     Some(v)
 }
 
+/// The value of a string whose raw text (between its quotes, as a parser has checked it) is
+/// `raw`: borrowed when it has no escape (`spec/json.md` §3.3).
+pub(crate) fn string_value(raw: &str) -> Cow<'_, str> {
+    if raw.contains('\\') {
+        let mut s = String::with_capacity(raw.len());
+        unescape(raw, &mut s);
+        Cow::Owned(s)
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
 /// Resolves the escapes of already-validated string text into `out` (`spec/json.md` §3.3).
 fn unescape(raw: &str, out: &mut String) {
     let bytes = raw.as_bytes();

@@ -2,7 +2,10 @@
 //! in the order given, numbers as their lexeme, strings with the minimal escapes. The
 //! same value always gives the same bytes, and parsing them gives an equal value.
 
+use super::Limits;
+use super::error::Error;
 use super::number::Number;
+use super::tokenizer::{Parser, Token};
 use super::value::{Node, Value};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -195,6 +198,27 @@ impl Writer {
             }
         }
         self
+    }
+
+    /// The document `input` as one value, written canonically token by token as it is
+    /// parsed within `limits` (§9): the same text as [`Writer::value`] of its parsed value,
+    /// with no value built. On a parse error the writer holds the tokens before it.
+    pub fn document(&mut self, input: &[u8], limits: Limits) -> Result<&mut Self, Error> {
+        let mut parser = Parser::new(input, limits)?;
+        while let Some(event) = parser.next_event()? {
+            match event.token {
+                Token::StartObject => self.begin_object(),
+                Token::EndObject => self.end_object(),
+                Token::StartArray => self.begin_array(),
+                Token::EndArray => self.end_array(),
+                Token::Name(n) => self.name(&n.value()),
+                Token::String(s) => self.string(&s.value()),
+                Token::Number(n) => self.number(&Number::from_lexeme(n.raw())),
+                Token::Bool(b) => self.bool(b),
+                Token::Null => self.null(),
+            };
+        }
+        Ok(self)
     }
 
     /// The text written so far.

@@ -1,34 +1,60 @@
 //! JSON members and the schema/samples declaration contract (`spec/mlbundle.md` §8).
 
+use super::contract::{self, Failure, Tokens};
 use super::error::{Error, ErrorKind};
 use super::limits::ArchiveLimits;
 use super::names::MemberName;
 use crate::Location;
-use crate::json::{self, Cursor, FieldError, JsonType, Problem, Value};
-use alloc::collections::BTreeSet;
+use crate::json::{self, FieldError, Value};
 use alloc::format;
 
 /// The dtypes a schema field may declare (§8.2).
 pub const DTYPES: [&str; 7] = ["float32", "float64", "int32", "int64", "bool", "string", "category"];
 
 /// Parses JSON member `name` strictly within its cap and the configured depth (§8.1):
-/// syntax is `InvalidJSON`, size and depth `LimitExceeded`, located in the member.
+/// syntax is `InvalidJSON`, size and depth `LimitExceeded`, located in the member. The
+/// value costs some 60 to 80 bytes of heap per element (`spec/json.md` §8); the readers
+/// check members with [`check_member`] and the contract functions, which build none.
 pub fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
     json::parse_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
 }
 
-/// Checks JSON member `name` exactly as [`parse_member`] does without building its value,
-/// for members whose content no rule reads (`structure.json`, §8.1).
+/// Checks JSON member `name` exactly as [`parse_member`] does without building its value.
 pub fn validate_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
     json::validate_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
 }
 
-/// The §8.1 check of JSON member `name`: `structure.json` is validated ([`validate_member`],
-/// `Ok(None)`), `schema.json` and `samples.json` are decoded ([`parse_member`], `Ok(Some)`).
-pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Option<Value>, Error> {
-    match name {
-        MemberName::Structure => validate_member(name, bytes, limits).map(|()| None),
-        _ => parse_member(name, bytes, limits).map(Some),
+/// The §8.1 check of JSON member `name`: [`validate_member`]; no value is built, whatever
+/// the member (the §8.2 and §8.3 contracts are checked over its tokens afterwards).
+pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
+    validate_member(name, bytes, limits)
+}
+
+/// §8.2 over the bytes of `schema.json`, which [`check_member`] has accepted:
+/// `{"inputs": [field, …], "outputs": [field, …]?}`, each field exactly `{"name", "dtype"}`,
+/// names non-empty and unique per list, dtypes from [`DTYPES`]. Returns the input count.
+/// No value is built: the memory is a stand-in per open level and one entry per field name.
+pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error> {
+    let name = MemberName::Schema;
+    tokens(name, bytes, limits).and_then(|mut t| contract::schema::check(&mut t).map_err(|f| failure(name, f)))
+}
+
+/// §8.3 over the bytes of `samples.json`, which [`check_member`] has accepted:
+/// `{"rows": [[cell, …], …]}`, each row as long as the schema's `inputs`, cells numbers,
+/// strings, booleans or null. No value is built, whatever the number of rows.
+pub fn check_samples(bytes: &[u8], inputs: usize, limits: &ArchiveLimits) -> Result<(), Error> {
+    let name = MemberName::Samples;
+    tokens(name, bytes, limits).and_then(|mut t| contract::samples::check(&mut t, inputs).map_err(|f| failure(name, f)))
+}
+
+fn tokens<'a>(name: MemberName, bytes: &'a [u8], limits: &ArchiveLimits) -> Result<Tokens<'a>, Error> {
+    Tokens::new(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
+}
+
+fn failure(name: MemberName, f: Failure) -> Error {
+    match f {
+        Failure::Json(e) => member_error(name, &e),
+        Failure::Contract(e) => contract_error(name, &e),
     }
 }
 
@@ -49,66 +75,237 @@ fn contract_error(name: MemberName, e: &FieldError) -> Error {
     Error::new(ErrorKind::InvalidJson, format!("{}: {}", e.path, e.problem), at)
 }
 
-/// §8.2: `{"inputs": [field, …], "outputs": [field, …]?}`, each field exactly
-/// `{"name", "dtype"}`, names non-empty and unique per array. Returns the input count.
-pub fn check_schema(value: &Value) -> Result<usize, Error> {
-    let root = Cursor::root(value, "schema");
-    schema(&root).map_err(|e| contract_error(MemberName::Schema, &e))
-}
+#[cfg(test)]
+mod tests {
+    //! The contract walks against the rules checked on the decoded value (the reference
+    //! below, how §8.2 and §8.3 were checked before the walks): over documents generated
+    //! around the contract, both give the same outcome, error for error.
 
-fn schema(root: &Cursor<'_, '_>) -> Result<usize, FieldError> {
-    root.only_members(&["inputs", "outputs"])?;
-    let inputs = root.field("inputs")?;
-    let n = fields(&inputs)?;
-    if n == 0 {
-        return Err(inputs.error(Problem::Rule("inputs must not be empty")));
+    use super::*;
+    use crate::json::{Cursor, JsonType, Problem};
+    use alloc::collections::BTreeSet;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    fn reference_schema(value: &Value) -> Result<usize, Error> {
+        let root = Cursor::root(value, "schema");
+        schema(&root).map_err(|e| contract_error(MemberName::Schema, &e))
     }
-    if let Some(outputs) = root.opt_field("outputs")? {
-        fields(&outputs)?;
+
+    fn schema(root: &Cursor<'_, '_>) -> Result<usize, FieldError> {
+        root.only_members(&["inputs", "outputs"])?;
+        let inputs = root.field("inputs")?;
+        let n = fields(&inputs)?;
+        if n == 0 {
+            return Err(inputs.error(Problem::Rule("inputs must not be empty")));
+        }
+        if let Some(outputs) = root.opt_field("outputs")? {
+            fields(&outputs)?;
+        }
+        Ok(n)
     }
-    Ok(n)
-}
 
-fn fields(list: &Cursor<'_, '_>) -> Result<usize, FieldError> {
-    let mut seen = BTreeSet::new();
-    let mut count = 0usize;
-    for field in list.items()? {
-        field.only_members(&["name", "dtype"])?;
-        let name = field.field("name")?;
-        let text = name.str()?;
-        if text.is_empty() {
-            return Err(name.error(Problem::Rule("name must not be empty")));
+    fn fields(list: &Cursor<'_, '_>) -> Result<usize, FieldError> {
+        let mut seen = BTreeSet::new();
+        let mut count = 0usize;
+        for field in list.items()? {
+            field.only_members(&["name", "dtype"])?;
+            let name = field.field("name")?;
+            let text = name.str()?;
+            if text.is_empty() {
+                return Err(name.error(Problem::Rule("name must not be empty")));
+            }
+            if !seen.insert(text) {
+                return Err(name.error(Problem::Rule("duplicate field name")));
+            }
+            let dtype = field.field("dtype")?;
+            if !DTYPES.contains(&dtype.str()?) {
+                return Err(dtype.error(Problem::Rule("unknown dtype")));
+            }
+            count = count.saturating_add(1);
         }
-        if !seen.insert(text) {
-            return Err(name.error(Problem::Rule("duplicate field name")));
-        }
-        let dtype = field.field("dtype")?;
-        if !DTYPES.contains(&dtype.str()?) {
-            return Err(dtype.error(Problem::Rule("unknown dtype")));
-        }
-        count = count.saturating_add(1);
+        Ok(count)
     }
-    Ok(count)
-}
 
-/// §8.3: `{"rows": [[cell, …], …]}`, each row as long as the schema's inputs, cells
-/// numbers, strings, booleans or null.
-pub fn check_samples(value: &Value, inputs: usize) -> Result<(), Error> {
-    let root = Cursor::root(value, "samples");
-    samples(&root, inputs).map_err(|e| contract_error(MemberName::Samples, &e))
-}
+    fn reference_samples(value: &Value, inputs: usize) -> Result<(), Error> {
+        let root = Cursor::root(value, "samples");
+        samples(&root, inputs).map_err(|e| contract_error(MemberName::Samples, &e))
+    }
 
-fn samples(root: &Cursor<'_, '_>, inputs: usize) -> Result<(), FieldError> {
-    root.only_members(&["rows"])?;
-    for row in root.field("rows")?.items()? {
-        if row.array()?.len() != inputs {
-            return Err(row.error(Problem::Rule("row length differs from the schema's inputs")));
-        }
-        for cell in row.items()? {
-            if matches!(cell.value().json_type(), JsonType::Array | JsonType::Object) {
-                return Err(cell.error(Problem::Rule("cell must be a number, string, boolean or null")));
+    fn samples(root: &Cursor<'_, '_>, inputs: usize) -> Result<(), FieldError> {
+        root.only_members(&["rows"])?;
+        for row in root.field("rows")?.items()? {
+            if row.array()?.len() != inputs {
+                return Err(row.error(Problem::Rule("row length differs from the schema's inputs")));
+            }
+            for cell in row.items()? {
+                if matches!(cell.value().json_type(), JsonType::Array | JsonType::Object) {
+                    return Err(cell.error(Problem::Rule("cell must be a number, string, boolean or null")));
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    /// SplitMix64, for reproducible documents.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            usize::try_from(self.next() % n as u64).unwrap_or(0)
+        }
+
+        fn pick<'t>(&mut self, from: &[&'t str]) -> &'t str {
+            from.get(self.below(from.len())).copied().unwrap_or_default()
+        }
+    }
+
+    /// A value that breaks a rule by its type or content: any scalar, or a container.
+    const ODD: [&str; 8] = ["null", "true", "0", "-1.5e3", "\"\"", "\"x\"", "[]", "{}"];
+
+    /// Joins `n` items made by `item` into a JSON array or object body.
+    fn list(rng: &mut Rng, max: usize, mut item: impl FnMut(&mut Rng) -> String) -> String {
+        let n = rng.below(max + 1);
+        (0..n).map(|_| item(rng)).collect::<Vec<_>>().join(",")
+    }
+
+    fn field(rng: &mut Rng) -> String {
+        if rng.below(12) == 0 {
+            return String::from(rng.pick(&ODD));
+        }
+        let names = [
+            "\"a\"",
+            "\"b\"",
+            "\"\\u0061\"",
+            "\"\"",
+            "\"long name beyond eight\"",
+            "\"long name beyond eighT\"",
+            "1",
+            "[]",
+        ];
+        let dtypes = [
+            "\"float32\"",
+            "\"bool\"",
+            "\"category\"",
+            "\"float16\"",
+            "\"\"",
+            "null",
+            "{}",
+        ];
+        let keys = ["name", "dtype", "dtype", "name", "other", "n\\u0061me", "dtyp"];
+        let mut used = BTreeSet::new();
+        let body = list(rng, 3, |rng| {
+            let key = rng.pick(&keys);
+            // Member names stay unique after unescaping (§5), as in an accepted member.
+            let plain = key.replace("\\u0061", "a");
+            if !used.insert(plain.clone()) {
+                return String::from("\"z\":0");
+            }
+            let value = match plain.as_str() {
+                "name" => rng.pick(&names),
+                "dtype" => rng.pick(&dtypes),
+                _ => rng.pick(&ODD),
+            };
+            alloc::format!("\"{key}\":{value}")
+        });
+        let body = body
+            .replace("\"z\":0,", "")
+            .replace(",\"z\":0", "")
+            .replace("\"z\":0", "");
+        alloc::format!("{{{body}}}")
+    }
+
+    fn schema_doc(rng: &mut Rng) -> String {
+        if rng.below(20) == 0 {
+            return String::from(rng.pick(&ODD));
+        }
+        let keys = ["inputs", "outputs", "inputs", "outputs", "extra", "in\\u0070uts"];
+        let mut used = BTreeSet::new();
+        let mut members = Vec::new();
+        for _ in 0..rng.below(4) {
+            let key = rng.pick(&keys);
+            if !used.insert(key.replace("\\u0070", "p")) {
+                continue;
+            }
+            let value = if rng.below(8) == 0 {
+                String::from(rng.pick(&ODD))
+            } else {
+                alloc::format!("[{}]", list(rng, 4, field))
+            };
+            members.push(alloc::format!("\"{key}\":{value}"));
+        }
+        alloc::format!("{{{}}}", members.join(","))
+    }
+
+    fn samples_doc(rng: &mut Rng) -> String {
+        if rng.below(20) == 0 {
+            return String::from(rng.pick(&ODD));
+        }
+        let cells = ["0", "\"s\"", "true", "null", "-2.5", "[]", "{}", "[1]", "{\"a\":1}"];
+        let row = |rng: &mut Rng| {
+            if rng.below(10) == 0 {
+                String::from(rng.pick(&ODD))
+            } else {
+                let cells = list(rng, 3, |rng| {
+                    let c = if rng.below(4) == 0 { rng.pick(&cells) } else { "1" };
+                    String::from(c)
+                });
+                alloc::format!("[{cells}]")
+            }
+        };
+        let keys = ["rows", "rows", "rows", "other", "r\\u006fws"];
+        let mut used = BTreeSet::new();
+        let mut members = Vec::new();
+        for _ in 0..rng.below(3) {
+            let key = rng.pick(&keys);
+            if !used.insert(key.replace("\\u006f", "o")) {
+                continue;
+            }
+            let value = if rng.below(8) == 0 {
+                String::from(rng.pick(&ODD))
+            } else {
+                alloc::format!("[{}]", list(rng, 4, row))
+            };
+            members.push(alloc::format!("\"{key}\":{value}"));
+        }
+        alloc::format!("{{{}}}", members.join(","))
+    }
+
+    #[test]
+    fn schema_and_samples_walks_agree_with_the_rules_on_the_decoded_value() {
+        let limits = ArchiveLimits::DEFAULT;
+        let mut rng = Rng(8);
+        let (mut accepted, mut rejected) = (0, 0);
+        for _ in 0..40_000 {
+            let doc = schema_doc(&mut rng);
+            let value = parse_member(MemberName::Schema, doc.as_bytes(), &limits).unwrap();
+            let walked = check_schema(doc.as_bytes(), &limits);
+            assert_eq!(walked, reference_schema(&value), "{doc}");
+            if walked.is_ok() {
+                accepted += 1
+            } else {
+                rejected += 1
+            }
+            let doc = samples_doc(&mut rng);
+            let value = parse_member(MemberName::Samples, doc.as_bytes(), &limits).unwrap();
+            for inputs in 0..3 {
+                let walked = check_samples(doc.as_bytes(), inputs, &limits);
+                assert_eq!(walked, reference_samples(&value, inputs), "{doc} with {inputs} inputs");
+                if walked.is_ok() { accepted += 1 } else { rejected += 1 }
+            }
+        }
+        // Both outcomes are well represented.
+        assert!(
+            accepted > 10_000 && rejected > 10_000,
+            "{accepted} accepted, {rejected} rejected"
+        );
+    }
 }

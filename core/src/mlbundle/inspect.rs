@@ -6,22 +6,25 @@ use super::manifest::{Manifest, Recipe};
 use super::names::MemberName;
 use super::read::{Container, Listing, read_container};
 use crate::digest::hex;
-use crate::json::{Value, Writer};
+use crate::json::{self, Value, Writer};
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What inspection returns: the manifest, the fixed-order member listing and the validated
-/// schema and samples (§12.1). Model-derived claims are not attested (§8.4).
+/// What inspection returns: the manifest, the fixed-order member listing and the checked
+/// schema and samples (§12.1), kept as their bytes: [`MetadataView::to_json`] writes them
+/// token by token, and [`MetadataView::schema`] and [`MetadataView::samples`] decode them
+/// on request. Model-derived claims are not attested (§8.4).
 #[derive(Clone, Debug)]
 pub struct MetadataView {
     /// The validated manifest.
     pub manifest: Manifest,
     /// Members in fixed order.
     pub members: Vec<Listing>,
-    /// The validated schema value.
-    pub schema: Value,
-    /// The validated samples value, when present.
-    pub samples: Option<Value>,
+    /// The input count of the schema (§8.2).
+    pub inputs: usize,
+    schema: Vec<u8>,
+    samples: Option<Vec<u8>>,
 }
 
 /// Validates the bundle in `data` like [`read_container`] (ZIP records, limits, manifest,
@@ -33,12 +36,14 @@ pub fn inspect(data: &[u8], limits: &ArchiveLimits) -> Result<MetadataView, Erro
 
 /// The view of a container [`read_container`] (or `read_container_with`) accepted (§12.1).
 impl From<Container<'_>> for MetadataView {
-    fn from(c: Container<'_>) -> Self {
+    fn from(mut c: Container<'_>) -> Self {
+        let mut take = |n: MemberName| c.members.remove(&n).map(Cow::into_owned);
         MetadataView {
+            schema: take(MemberName::Schema).unwrap_or_default(),
+            samples: take(MemberName::Samples),
             manifest: c.manifest,
             members: c.listing,
-            schema: c.schema,
-            samples: c.samples,
+            inputs: c.inputs,
         }
     }
 }
@@ -48,7 +53,28 @@ pub const NOT_ATTESTED: &str =
     "model-derived claims are not attested: inspection does not load the model (only a validating load can)";
 
 impl MetadataView {
-    /// One canonical JSON document describing the view.
+    /// `schema.json` as stored (checked against §8.2).
+    pub fn schema_json(&self) -> &[u8] {
+        &self.schema
+    }
+
+    /// `samples.json` as stored (checked against §8.3), when present.
+    pub fn samples_json(&self) -> Option<&[u8]> {
+        self.samples.as_deref()
+    }
+
+    /// The decoded schema; it costs what a value costs (`spec/json.md` §8).
+    pub fn schema(&self) -> Result<Value, json::Error> {
+        json::parse(&self.schema, json::Limits::DEFAULT)
+    }
+
+    /// The decoded samples, when present, as [`MetadataView::schema`].
+    pub fn samples(&self) -> Option<Result<Value, json::Error>> {
+        self.samples.as_deref().map(|s| json::parse(s, json::Limits::DEFAULT))
+    }
+
+    /// One canonical JSON document describing the view. The schema and samples are written
+    /// token by token from their bytes, which the read this view comes from has checked.
     pub fn to_json(&self) -> String {
         let mut w = Writer::new();
         w.begin_object();
@@ -66,9 +92,10 @@ impl MetadataView {
             w.end_object();
         }
         w.end_array();
-        w.name("schema").value(&self.schema);
+        // The members were checked by the read this view comes from, so they parse.
+        let _ = w.name("schema").document(&self.schema, json::Limits::DEFAULT);
         if let Some(s) = &self.samples {
-            w.name("samples").value(s);
+            let _ = w.name("samples").document(s, json::Limits::DEFAULT);
         }
         w.name("attestation").string(NOT_ATTESTED);
         w.end_object();

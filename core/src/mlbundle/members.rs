@@ -25,7 +25,6 @@ use super::limits::ArchiveLimits;
 use super::names::{ALL, MemberName};
 use crate::digest::sha256;
 use crate::join::Join;
-use crate::json::Value;
 use crate::zip::header::STORED;
 use crate::zip::{Archive, Entry, read_member, read_member_with, stored_data};
 use alloc::borrow::Cow;
@@ -36,9 +35,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// member's bytes are borrowed from the archive; a deflated member's are its output buffer.
 pub type ReadResult<'a> = Result<(Cow<'a, [u8]>, [u8; 32]), Error>;
 
-/// A JSON member's §8.1 check: the decoded value (`schema.json`, `samples.json`), `None`
-/// for `structure.json`, or the error.
-pub type CheckResult = Result<Option<Value>, Error>;
+/// A JSON member's §8.1 check: its validation (no member is decoded).
+pub type CheckResult = Result<(), Error>;
 
 /// A read as the member work records it (§12.0): the SHA-256 is `None` when the plan hashes
 /// in a task of its own and that task did not run.
@@ -53,10 +51,8 @@ const STORED_CRC: u64 = 1;
 const INFLATE: u64 = 20;
 /// SHA-256.
 const SHA: u64 = 4;
-/// `structure.json`'s validation.
+/// A JSON member's validation.
 const VALIDATE: u64 = 12;
-/// `schema.json`'s and `samples.json`'s decoding into a value.
-const PARSE: u64 = 40;
 
 /// One piece of member work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,7 +225,7 @@ fn choose(members: &[(MemberName, u64, bool)], parallel: bool) -> Plan {
         .iter()
         .flat_map(|&(n, size, _)| {
             let hash = (size.saturating_mul(SHA), Task::Hash(n), None);
-            let check = n.is_json_member().then(|| (check_cost(n, size), Task::Check(n), None));
+            let check = n.is_json_member().then(|| (check_cost(size), Task::Check(n), None));
             [Some(hash), check]
         })
         .flatten()
@@ -270,8 +266,8 @@ fn read_cost(size: u64, stored: bool) -> u64 {
 }
 
 /// A JSON member's §8.1 check's cost.
-fn check_cost(name: MemberName, size: u64) -> u64 {
-    size.saturating_mul(if name == MemberName::Structure { VALIDATE } else { PARSE })
+fn check_cost(size: u64) -> u64 {
+    size.saturating_mul(VALIDATE)
 }
 
 /// The fused plan's units of a member of `size` bytes: its read with its SHA-256, and for
@@ -282,7 +278,7 @@ fn fused_units(name: MemberName, size: u64, stored: bool) -> [Option<Unit>; 2] {
     if !name.is_json_member() {
         return [Some((read, Task::Read(name), None)), None];
     }
-    let check = check_cost(name, size);
+    let check = check_cost(size);
     if stored {
         [
             Some((read, Task::Read(name), None)),

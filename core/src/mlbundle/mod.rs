@@ -8,7 +8,8 @@
 //! - [`manifest`]: the manifest schema, strict parsing, canonical writing (§5).
 //! - [`version`]: strict version strings and the re-export hint (§5.4, §5.7).
 //! - [`integrity`]: recipe agreement (§6.2) and integrity records (§7).
-//! - [`declaration`]: JSON members and the schema/samples contract (§8).
+//! - [`declaration`]: JSON members and the schema/samples contract (§8), whose rules
+//!   `contract` checks over a member's tokens, with no value built (§8.1).
 //! - [`members`]: the member reads and JSON checks in two groups for a [`crate::join::Join`]
 //!   (§4, §8.1, §12.0).
 //! - [`read`]: [`read_container`] and [`read_container_with`] (§2–§8).
@@ -19,6 +20,7 @@
 
 pub mod admission;
 pub mod budget;
+mod contract;
 pub mod declaration;
 pub mod error;
 pub mod inspect;

@@ -5,7 +5,7 @@
 
 use super::admission::{Models, admit};
 use super::budget::check_budget;
-use super::declaration::{check_member, check_samples, check_schema};
+use super::declaration::{check_member, check_samples, check_schema, parse_member};
 use super::error::{Error, ErrorKind};
 use super::integrity::{check_agreement, check_integrity};
 use super::limits::{ArchiveLimits, Limit};
@@ -40,8 +40,9 @@ pub struct Listing {
 }
 
 /// A validated bundle: the manifest, every member's original bytes (manifest included),
-/// the listing in fixed order, and the decoded schema and samples values. `structure.json`
-/// is validated but not decoded (no rule reads its content; its bytes are in `members`).
+/// the listing in fixed order and the schema's input count. The JSON members are checked
+/// without being decoded (§8.1); [`Container::schema`] and [`Container::samples`] decode
+/// them on request.
 /// A stored member's bytes are borrowed from the archive bytes `'a` (§4.2: they are checked
 /// where they lie, never copied); [`Container::into_owned`] detaches the container from them.
 #[derive(Clone, Debug)]
@@ -53,13 +54,25 @@ pub struct Container<'a> {
     pub members: BTreeMap<MemberName, Cow<'a, [u8]>>,
     /// Members in fixed order with sizes and digests.
     pub listing: Vec<Listing>,
-    /// The validated `schema.json` value (§8.2).
-    pub schema: Value,
-    /// The validated `samples.json` value, when present (§8.3).
-    pub samples: Option<Value>,
+    /// The number of inputs `schema.json` declares (§8.2).
+    pub inputs: usize,
 }
 
 impl Container<'_> {
+    /// The decoded `schema.json` (§8.2), built from its checked bytes on each call: a value
+    /// costs some 60 to 80 bytes of heap per element (`spec/json.md` §8). `limits` are
+    /// those of the read (a lower depth than the read's refuses the member again).
+    pub fn schema(&self, limits: &ArchiveLimits) -> Result<Value, Error> {
+        let bytes = self.members.get(&MemberName::Schema).map_or(&[][..], |b| b);
+        parse_member(MemberName::Schema, bytes, limits)
+    }
+
+    /// The decoded `samples.json` (§8.3) when the bundle has one, as [`Container::schema`].
+    pub fn samples(&self, limits: &ArchiveLimits) -> Option<Result<Value, Error>> {
+        let bytes = self.members.get(&MemberName::Samples)?;
+        Some(parse_member(MemberName::Samples, bytes, limits))
+    }
+
     /// The same container with every member's bytes owned (a stored member's copied), for a
     /// caller that must outlive the archive bytes. Each copy is reserved with
     /// `try_reserve_exact`; a failure is the error a deflated member's buffer gives (§4.1):
@@ -77,8 +90,7 @@ impl Container<'_> {
             manifest: self.manifest,
             members,
             listing: self.listing,
-            schema: self.schema,
-            samples: self.samples,
+            inputs: self.inputs,
         })
     }
 }
@@ -165,23 +177,26 @@ pub fn read_container_with<'a>(
     };
     check_integrity(&manifest, record)?;
     let mut json = |n: MemberName| match members.get(&n) {
-        Some(b) => done.take_check(n).unwrap_or_else(|| check_member(n, b, limits)),
+        Some(b) => done
+            .take_check(n)
+            .unwrap_or_else(|| check_member(n, b, limits))
+            .map(|()| Some(&**b)),
         None => Ok(None),
     };
     let schema = json(MemberName::Schema)?
         .ok_or_else(|| Error::new(ErrorKind::InvalidManifest, "schema.json is missing", Location::at(end)))?;
     json(MemberName::Structure)?;
     let samples = json(MemberName::Samples)?;
-    let inputs = check_schema(&schema)?;
-    if let Some(s) = &samples {
-        check_samples(s, inputs)?;
+    // §8.2 and §8.3 over the members' tokens: no value is built (§8.1).
+    let inputs = check_schema(schema, limits)?;
+    if let Some(s) = samples {
+        check_samples(s, inputs, limits)?;
     }
     Ok(Container {
         manifest,
         members,
         listing,
-        schema,
-        samples,
+        inputs,
     })
 }
 

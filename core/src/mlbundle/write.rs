@@ -2,7 +2,7 @@
 
 use super::admission::admit;
 use super::budget::check_ratio;
-use super::declaration::{check_samples, check_schema, parse_member};
+use super::declaration::{check_member, check_samples, check_schema};
 use super::error::{Error, ErrorKind};
 use super::integrity::check_agreement;
 use super::limits::{ArchiveLimits, Limit};
@@ -88,14 +88,17 @@ fn check_members(members: &BTreeMap<MemberName, Vec<u8>>, limits: &ArchiveLimits
             ));
         }
     }
-    let json = |n: MemberName| members.get(&n).map(|b| parse_member(n, b, limits)).transpose();
+    let json = |n: MemberName| {
+        let bytes = members.get(&n).map(Vec::as_slice);
+        bytes.map(|b| check_member(n, b, limits)).transpose().map(|_| bytes)
+    };
     let schema = json(MemberName::Schema)?;
     json(MemberName::Structure)?;
     let samples = json(MemberName::Samples)?;
-    if let Some(schema) = &schema {
-        let inputs = check_schema(schema)?;
-        if let Some(s) = &samples {
-            check_samples(s, inputs)?;
+    if let Some(schema) = schema {
+        let inputs = check_schema(schema, limits)?;
+        if let Some(s) = samples {
+            check_samples(s, inputs, limits)?;
         }
     }
     Ok(())

@@ -354,6 +354,33 @@ impl Stream {
     }
 }
 
+/// One fixed block of `head`, `unit` `count` times, then `tail`: the first unit as
+/// literals, the rest as copies from one unit back, so a large periodic member (a hostile
+/// corpus file of millions of JSON elements) stays a few kilobytes per megabyte. The
+/// writer's run-length strategy only finds runs of one byte.
+pub fn periodic(head: &[u8], unit: &[u8], count: usize, tail: &[u8]) -> Stream {
+    assert!((3..=32_768).contains(&unit.len()), "a unit a copy can repeat");
+    let mut s = Stream::new();
+    s.fixed(true);
+    let first = if count > 0 { unit } else { &[] };
+    head.iter().chain(first).for_each(|&b| s.literal(b));
+    let dist = unit.len() as u16;
+    let mut left = unit.len() * count.saturating_sub(1);
+    while left > 0 {
+        // Copies are 3 to 258 bytes long, and `left` is at least 3: never leave 1 or 2.
+        let n = match left {
+            0..=258 => left,
+            259..=260 => 255,
+            _ => 258,
+        };
+        s.copy(n as u16, dist);
+        left -= n;
+    }
+    tail.iter().for_each(|&b| s.literal(b));
+    s.end_block();
+    s
+}
+
 /// A frame (`spec/inflate.md` §6.1) with this declared size and CRC-32 around `stream`.
 pub fn frame(declared: u64, crc: u32, stream: &[u8]) -> Vec<u8> {
     let mut out = declared.to_le_bytes().to_vec();

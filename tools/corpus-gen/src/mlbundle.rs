@@ -109,6 +109,28 @@ pub const SAMPLES: &[u8] = br#"{"rows":[[1.5,"a"],[null,"b"]]}"#;
 /// A valid structure.json.
 pub const STRUCTURE: &[u8] = br#"{"trees":[{"nodes":[0,1,2]}]}"#;
 
+/// `samples.json` for [`SCHEMA`] with `n` rows, the last one cell short; its deflate
+/// stream (a few kilobytes, [`crate::deflate::periodic`]) and the last row's offset.
+fn many_rows(n: usize) -> (Vec<u8>, Vec<u8>, u64) {
+    let (head, unit, tail) = (b"{\"rows\":[", b"[0,1],", b"[0]]}");
+    let s = crate::deflate::periodic(head, unit, n - 1, tail);
+    let last = (head.len() + unit.len() * (n - 1)) as u64;
+    (s.out.clone(), s.finish(), last)
+}
+
+/// `schema.json` with `n` distinct inputs and then one named like the first, and the
+/// offset of that last name's value.
+fn many_fields(n: usize) -> (Vec<u8>, u64) {
+    let mut s = b"{\"inputs\":[".to_vec();
+    for i in 0..n {
+        s.extend_from_slice(format!("{{\"name\":\"f{i}\",\"dtype\":\"float32\"}},").as_bytes());
+    }
+    s.extend_from_slice(b"{\"name\":");
+    let last = s.len() as u64;
+    s.extend_from_slice(b"\"f0\",\"dtype\":\"bool\"}]}");
+    (s, last)
+}
+
 /// The canonical manifest for `recipe` with integrity records of `members` (non-manifest).
 pub fn manifest_for(recipe: Recipe, members: &[(&str, &[u8])]) -> String {
     let has = |n: &str| members.iter().any(|(m, _)| *m == n);
@@ -1095,6 +1117,22 @@ cases! {
         let z = bundle(Recipe::Standalone(MemberName::ModelOnnx), &[("model.onnx", model_bytes()),
             ("schema.json", SCHEMA.to_vec()), ("samples.json", b"{\"rows\":[[{},\"a\"]]}".to_vec())]);
         (z.build().0, ij("samples.json", 10))
+    };
+    // §8.3 over 100,000 rows: the last is one cell short. Decoded, the rows took 20 MB
+    // (spec/json.md §8); the contract is checked over the member's tokens (§8.1).
+    samples_row_length_after_100000_rows => {
+        let (samples, stream, last) = many_rows(100_000);
+        let mut z = bundle(Recipe::Standalone(MemberName::ModelOnnx), &[("model.onnx", model_bytes()),
+            ("schema.json", SCHEMA.to_vec()), ("samples.json", samples)]);
+        if let Some(m) = z.members.iter_mut().find(|m| m.name == b"samples.json") {
+            m.stream = Some(stream);
+        }
+        (z.build().0, ij("samples.json", last))
+    };
+    // §8.2 over 5,000 fields: the last repeats the first field's name.
+    schema_duplicate_field_name_after_5000_fields => {
+        let (schema, last) = many_fields(5_000);
+        (std_with_member("schema.json", &schema).build().0, ij("schema.json", last))
     };
     samples_rows_missing => {
         let z = bundle(Recipe::Standalone(MemberName::ModelOnnx), &[("model.onnx", model_bytes()),

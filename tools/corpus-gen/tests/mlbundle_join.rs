@@ -18,7 +18,7 @@ use modelgate_io::threads::Threads;
 
 /// What a read reports, comparable: the error, or the accepted members and listing.
 fn outcome(r: Result<Container, Error>) -> Result<String, Error> {
-    r.map(|c| format!("{:?} {:?} {:?} {:?}", c.members, c.listing, c.schema, c.samples))
+    r.map(|c| format!("{:?} {:?} {:?}", c.members, c.listing, c.inputs))
 }
 
 /// Asserts that every join gives the serial outcome for `bytes`; returns it.
