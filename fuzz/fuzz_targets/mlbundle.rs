@@ -42,7 +42,7 @@ const JSON_HEAP_PER_BYTE: u64 = 128;
 /// Heap per byte of `schema.json`, `structure.json` or `samples.json`, which are checked
 /// without a value: the duplicate-name table of an object (a 24-byte name and at most four
 /// 8-byte slots for a member of at least six bytes, `"a":0,`), or the §8.2 entry of a field
-/// name (64 bytes and a 16-byte sort entry for a field of at least 25 bytes,
+/// name (16 bytes and a 16-byte sort entry for a field of at least 25 bytes,
 /// `{"name":"a","dtype":"bool"}`), rounded up.
 const CHECK_HEAP_PER_BYTE: u64 = 16;
 

@@ -1,6 +1,6 @@
 //! JSON members and the schema/samples declaration contract (`spec/mlbundle.md` §8).
 
-use super::contract::{self, Failure, Tokens};
+use super::contract::{self, Failure, samples::Samples, schema::Schema};
 use super::error::{Error, ErrorKind};
 use super::limits::ArchiveLimits;
 use super::names::MemberName;
@@ -36,7 +36,7 @@ pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> R
 /// No value is built: the memory is a stand-in per open level and one entry per field name.
 pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error> {
     let name = MemberName::Schema;
-    tokens(name, bytes, limits).and_then(|mut t| contract::schema::check(&mut t).map_err(|f| failure(name, f)))
+    contract::check(bytes, limits.json(name), limits.hash_key(), Schema::new(bytes)).map_err(|f| failure(name, f))
 }
 
 /// §8.3 over the bytes of `samples.json`, which [`check_member`] has accepted:
@@ -44,11 +44,7 @@ pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error
 /// strings, booleans or null. No value is built, whatever the number of rows.
 pub fn check_samples(bytes: &[u8], inputs: usize, limits: &ArchiveLimits) -> Result<(), Error> {
     let name = MemberName::Samples;
-    tokens(name, bytes, limits).and_then(|mut t| contract::samples::check(&mut t, inputs).map_err(|f| failure(name, f)))
-}
-
-fn tokens<'a>(name: MemberName, bytes: &'a [u8], limits: &ArchiveLimits) -> Result<Tokens<'a>, Error> {
-    Tokens::new(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
+    contract::check(bytes, limits.json(name), limits.hash_key(), Samples::new(inputs)).map_err(|f| failure(name, f))
 }
 
 fn failure(name: MemberName, f: Failure) -> Error {

@@ -1,24 +1,26 @@
 //! §8.3, the `samples.json` contract: `{"rows": [[cell, …], …]}`, each row as long as the
-//! schema's inputs, each cell a number, string, boolean or null. Checked over the tokens
-//! (see the parent module): the walk keeps one stand-in for the root, for `rows` and for
+//! schema's inputs, each cell a number, string, boolean or null. Checked as the tokens go
+//! by (see the parent module): the sink keeps stand-ins for the root, for `rows` and for
 //! the first bad row and cell, whatever the number of rows.
 
-use super::{Failure, Tokens, Unknown, shape, wrong_type};
-use crate::json::{Cursor, Event, FieldError, JsonType, Problem, Token, Value};
+use super::{Contract, Unknown, container, scalar_type, shape, wrong_type};
+use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value};
 
 /// The root's name in paths.
 const ROOT: &str = "samples";
-/// The only member of the root object.
-const KNOWN: [&str; 1] = ["rows"];
 const ROW_LENGTH: &str = "row length differs from the schema's inputs";
 const CELL: &str = "cell must be a number, string, boolean or null";
+
+/// Levels of nesting, counted as open containers: inside the root, inside `rows`, inside a
+/// row.
+const IN_ROOT: usize = 1;
+const IN_ROWS: usize = 2;
+const IN_ROW: usize = 3;
 
 /// What is wrong with the first bad row, in the order the rules check a row: its type,
 /// then its length, then its cells in order.
 enum RowProblem {
-    /// Not an array (the row's stand-in).
     NotArray,
-    /// Not as long as the schema's inputs.
     Length,
     /// The first cell that is a container, and its index.
     Cell(usize, Value),
@@ -31,95 +33,169 @@ struct BadRow {
     problem: RowProblem,
 }
 
-/// What the walk of `rows` found.
-struct Rows {
-    value: Value,
+/// The row being read: its index, offset, cell count and first container cell.
+struct Row {
+    index: usize,
+    at: usize,
+    cells: usize,
+    container: Option<(usize, Value)>,
+}
+
+/// The §8.3 sink for a schema with `inputs` inputs.
+pub struct Samples {
+    inputs: usize,
+    /// Containers open now.
+    depth: usize,
+    root: Option<Value>,
+    unknown: Unknown,
+    /// The member named last in the root is `rows`.
+    named_rows: bool,
+    rows: Option<Value>,
+    /// `rows` is an array and open now.
+    in_rows: bool,
+    /// Rows seen so far.
+    count: usize,
+    row: Option<Row>,
     first_bad: Option<BadRow>,
 }
 
-/// Checks §8.3 over `tokens`, against a schema with `inputs` inputs.
-pub fn check(tokens: &mut Tokens<'_>, inputs: usize) -> Result<(), Failure> {
-    let first = tokens.next()?;
-    let root_value = shape(&first);
-    let root = Cursor::root(&root_value, ROOT);
-    if first.token != Token::StartObject {
-        return Err(wrong_type(&root, JsonType::Object).into());
-    }
-    let mut unknown = Unknown::default();
-    let mut rows = None;
-    tokens.members(|t, name, value| {
-        let name = name.value();
-        unknown.see(&KNOWN, &name, &value);
-        if name == "rows" {
-            rows = Some(walk_rows(t, value, inputs)?);
-        } else {
-            t.skip(&value)?;
+impl Samples {
+    /// The sink for a schema with `inputs` inputs.
+    pub fn new(inputs: usize) -> Self {
+        Samples {
+            inputs,
+            depth: 0,
+            root: None,
+            unknown: Unknown::default(),
+            named_rows: false,
+            rows: None,
+            in_rows: false,
+            count: 0,
+            row: None,
+            first_bad: None,
         }
-        Ok(())
-    })?;
-    // The rules in their order: no unknown member, `rows` present, an array, each row.
-    if let Some(e) = unknown.error(&root) {
-        return Err(e.into());
     }
-    let Some(rows) = rows else {
-        return Err(root.member(&root_value, "rows").error(Problem::Missing).into());
-    };
-    let at = root.member(&rows.value, "rows");
-    if rows.value.json_type() != JsonType::Array {
-        return Err(wrong_type(&at, JsonType::Array).into());
+
+    /// A value of type `json_type` starts at `at` (for a container, before it opens).
+    fn value(&mut self, at: usize, json_type: JsonType) {
+        match self.depth {
+            0 => self.root = Some(shape(at, json_type)),
+            IN_ROOT => {
+                self.unknown.value(at, json_type);
+                if self.named_rows {
+                    self.rows = Some(shape(at, json_type));
+                }
+            }
+            IN_ROWS if self.in_rows => {
+                let index = self.count;
+                self.count = self.count.saturating_add(1);
+                if json_type != JsonType::Array {
+                    self.bad(index, shape(at, json_type), RowProblem::NotArray);
+                } else if self.first_bad.is_none() {
+                    self.row = Some(Row {
+                        index,
+                        at,
+                        cells: 0,
+                        container: None,
+                    });
+                }
+            }
+            IN_ROW => {
+                if let Some(row) = &mut self.row {
+                    if row.container.is_none() && matches!(json_type, JsonType::Array | JsonType::Object) {
+                        row.container = Some((row.cells, shape(at, json_type)));
+                    }
+                    row.cells = row.cells.saturating_add(1);
+                }
+            }
+            _ => {}
+        }
     }
-    match rows.first_bad {
-        Some(bad) => Err(row_error(&at, &bad).into()),
-        None => Ok(()),
+
+    /// Records the first bad row (rows are read in order, so the first recorded is first).
+    fn bad(&mut self, index: usize, row: Value, problem: RowProblem) {
+        if self.first_bad.is_none() {
+            self.first_bad = Some(BadRow { index, row, problem });
+        }
+    }
+
+    /// The row being read ends: a row's length is checked before its cells.
+    fn end_row(&mut self) {
+        let Some(row) = self.row.take() else {
+            return;
+        };
+        let problem = if row.cells != self.inputs {
+            RowProblem::Length
+        } else if let Some((j, cell)) = row.container {
+            RowProblem::Cell(j, cell)
+        } else {
+            return;
+        };
+        self.bad(row.index, shape(row.at, JsonType::Array), problem);
     }
 }
 
-/// Reads `rows`, whose first token is `first`, keeping only its first bad row.
-fn walk_rows<'a>(t: &mut Tokens<'a>, first: Event<'a>, inputs: usize) -> Result<Rows, Failure> {
-    let value = shape(&first);
-    if first.token != Token::StartArray {
-        t.skip(&first)?;
-        return Ok(Rows { value, first_bad: None });
-    }
-    let mut first_bad = None;
-    t.elements(|t, index, row| {
-        if first_bad.is_some() {
-            t.skip(&row)?;
-        } else {
-            first_bad = walk_row(t, index, row, inputs)?;
+impl<'a> Sink<'a> for Samples {
+    #[inline(always)]
+    fn open(&mut self, at: usize, object: bool) {
+        self.value(at, container(object));
+        if self.depth == IN_ROOT && self.named_rows && !object {
+            self.in_rows = true;
         }
-        Ok(())
-    })?;
-    Ok(Rows { value, first_bad })
+        self.depth = self.depth.saturating_add(1);
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        match self.depth {
+            IN_ROWS => self.end_row(),
+            IN_ROOT => self.in_rows = false,
+            _ => {}
+        }
+    }
+
+    #[inline(always)]
+    fn name(&mut self, _: usize, name: Str<'a>) {
+        if self.depth == IN_ROOT {
+            let name = name.value();
+            self.named_rows = name == "rows";
+            self.unknown.name(&name, self.named_rows);
+        }
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, at: usize, token: Token<'a>) {
+        self.value(at, scalar_type(&token));
+    }
 }
 
-/// Reads one row, whose first token is `row`; its problem, if it has one.
-fn walk_row<'a>(t: &mut Tokens<'a>, index: usize, row: Event<'a>, inputs: usize) -> Result<Option<BadRow>, Failure> {
-    let bad = |problem| BadRow {
-        index,
-        row: shape(&row),
-        problem,
-    };
-    if row.token != Token::StartArray {
-        t.skip(&row)?;
-        return Ok(Some(bad(RowProblem::NotArray)));
-    }
-    let mut cells = 0usize;
-    let mut first_container = None;
-    t.elements(|t, j, cell| {
-        cells = j.saturating_add(1);
-        if first_container.is_none() && matches!(cell.token, Token::StartObject | Token::StartArray) {
-            first_container = Some((j, shape(&cell)));
+impl Contract<'_> for Samples {
+    type Output = ();
+
+    /// The rules in their order: the root an object without unknown members, `rows`
+    /// present and an array, then each row.
+    fn finish(self) -> Result<(), FieldError> {
+        let root_value = self.root.unwrap_or_else(|| shape(0, JsonType::Null));
+        let root = Cursor::root(&root_value, ROOT);
+        if root_value.json_type() != JsonType::Object {
+            return Err(wrong_type(&root, JsonType::Object));
         }
-        t.skip(&cell)?;
-        Ok(())
-    })?;
-    // A row's length is checked before its cells.
-    Ok(if cells != inputs {
-        Some(bad(RowProblem::Length))
-    } else {
-        first_container.map(|(j, cell)| bad(RowProblem::Cell(j, cell)))
-    })
+        if let Some(e) = self.unknown.error(&root) {
+            return Err(e);
+        }
+        let Some(rows) = self.rows else {
+            return Err(root.member(&root_value, "rows").error(Problem::Missing));
+        };
+        let at = root.member(&rows, "rows");
+        if rows.json_type() != JsonType::Array {
+            return Err(wrong_type(&at, JsonType::Array));
+        }
+        match self.first_bad {
+            Some(bad) => Err(row_error(&at, &bad)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The error about the first bad row, under the cursor of `rows`.

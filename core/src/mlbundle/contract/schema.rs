@@ -1,11 +1,11 @@
 //! §8.2, the `schema.json` contract: `{"inputs": [field, …], "outputs": [field, …]?}`,
 //! `inputs` not empty, each field exactly `{"name", "dtype"}`, its name a non-empty string
-//! unique within its list and its dtype one of [`DTYPES`]. Checked over the tokens (see the
-//! parent module): the walk keeps stand-ins for the root, the lists and the field it is in,
-//! and one entry per field name for the uniqueness rule.
+//! unique within its list and its dtype one of [`DTYPES`]. Checked as the tokens go by (see
+//! the parent module): the sink keeps stand-ins for the root, the list and the field it is
+//! in, and one 16-byte entry per field name for the uniqueness rule.
 
-use super::{Failure, Tokens, Unknown, shape, wrong_type};
-use crate::json::{Cursor, Event, FieldError, JsonType, Node, Problem, Text, Token, Value, string_value};
+use super::{Contract, Unknown, container, scalar_type, shape, wrong_type};
+use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value, string_value};
 use crate::mlbundle::declaration::DTYPES;
 use crate::onemodel::unique::{Key, first_repeat};
 use alloc::borrow::Cow;
@@ -13,10 +13,12 @@ use alloc::vec::Vec;
 
 /// The root's name in paths.
 const ROOT: &str = "schema";
-/// The members of the root object.
-const KNOWN: [&str; 2] = ["inputs", "outputs"];
-/// The members of a field.
-const FIELD: [&str; 2] = ["name", "dtype"];
+
+/// Levels of nesting, counted as open containers: inside the root, inside a list, inside a
+/// field.
+const IN_ROOT: usize = 1;
+const IN_LIST: usize = 2;
+const IN_FIELD: usize = 3;
 
 /// Where a failure comes among the rules a field is checked by: the rules on its members
 /// and its name, the uniqueness of its name in the list, then the rules on its dtype.
@@ -27,9 +29,25 @@ enum Stage {
     AfterUnique,
 }
 
+/// The two lists of the root.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Inputs,
+    Outputs,
+}
+
+impl Which {
+    fn name(self) -> &'static str {
+        match self {
+            Which::Inputs => "inputs",
+            Which::Outputs => "outputs",
+        }
+    }
+}
+
 /// A field name that passed its own rules, 16 bytes: its sort head and where its raw text
-/// lies in the member (after its opening quote, before its closing one). The list keeps
-/// one per field up to the first that fails a rule of its own, so entry `i` is field `i`.
+/// lies in the member (after its opening quote, before its closing one). A list keeps one
+/// per field up to the first that fails a rule of its own, so entry `i` is field `i`.
 struct Name {
     head: u64,
     start: u32,
@@ -37,10 +55,11 @@ struct Name {
 }
 
 impl Name {
-    /// The name's value (escapes resolved), from the member's `text`.
-    fn value<'t>(&self, text: &'t str) -> Cow<'t, str> {
+    /// The name's value (escapes resolved), from the member's bytes.
+    fn value<'t>(&self, bytes: &'t [u8]) -> Cow<'t, str> {
         let range = usize::try_from(self.start).unwrap_or(0)..usize::try_from(self.end).unwrap_or(0);
-        string_value(text.get(range).unwrap_or_default())
+        let raw = bytes.get(range).and_then(|b| core::str::from_utf8(b).ok());
+        string_value(raw.unwrap_or_default())
     }
 
     /// The offset of the name's value (its opening quote).
@@ -49,162 +68,383 @@ impl Name {
     }
 }
 
-/// What the walk of one list (`inputs` or `outputs`) found: its stand-in, its length and
-/// the error its rules give first, if any.
+/// A list being read: its stand-in, length so far, the names of its fields and the first
+/// field that fails a rule of its own (index, stage, error). Fields after that one are
+/// read past: no rule of theirs can come first.
+struct OpenList {
+    which: Which,
+    value: Value,
+    len: usize,
+    names: Vec<Name>,
+    own: Option<(usize, Stage, FieldError)>,
+}
+
+/// A list that has been read: its stand-in, its length and the error its rules give first.
 struct List {
     value: Value,
     len: usize,
     error: Option<FieldError>,
 }
 
-/// Checks §8.2 over `tokens`; returns the number of inputs.
-pub fn check(tokens: &mut Tokens<'_>) -> Result<usize, Failure> {
-    let first = tokens.next()?;
-    let root_value = shape(&first);
-    let root = Cursor::root(&root_value, ROOT);
-    if first.token != Token::StartObject {
-        return Err(wrong_type(&root, JsonType::Object).into());
-    }
-    let mut unknown = Unknown::default();
-    let (mut inputs, mut outputs) = (None, None);
-    tokens.members(|t, name, value| {
-        let name = name.value();
-        unknown.see(&KNOWN, &name, &value);
-        match &*name {
-            "inputs" => inputs = Some(walk_list(t, &root, "inputs", value)?),
-            "outputs" => outputs = Some(walk_list(t, &root, "outputs", value)?),
-            _ => t.skip(&value)?,
-        }
-        Ok(())
-    })?;
-    // The rules in their order: no unknown member, `inputs` present and well-formed and
-    // not empty, then `outputs` if present.
-    if let Some(e) = unknown.error(&root) {
-        return Err(e.into());
-    }
-    let Some(inputs) = inputs else {
-        return Err(root.member(&root_value, "inputs").error(Problem::Missing).into());
-    };
-    if let Some(e) = inputs.error {
-        return Err(e.into());
-    }
-    if inputs.len == 0 {
-        let at = root.member(&inputs.value, "inputs");
-        return Err(at.error(Problem::Rule("inputs must not be empty")).into());
-    }
-    match outputs.and_then(|o| o.error) {
-        Some(e) => Err(e.into()),
-        None => Ok(inputs.len),
-    }
+/// Which member of a field is being read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Member {
+    Name,
+    Dtype,
+    Other,
 }
 
-/// Reads the list `member` of the root, whose first token is `first`.
-fn walk_list<'a>(t: &mut Tokens<'a>, root: &Cursor<'_, '_>, member: &str, first: Event<'a>) -> Result<List, Failure> {
-    let value = shape(&first);
-    let list = root.member(&value, member);
-    if first.token != Token::StartArray {
-        t.skip(&first)?;
-        let error = Some(wrong_type(&list, JsonType::Array));
-        return Ok(List { value, len: 0, error });
-    }
-    let mut names = Vec::new();
-    // The first field that fails a rule of its own: its index, stage and error. Fields
-    // after it are read past: no rule of theirs can come first.
-    let mut own: Option<(usize, Stage, FieldError)> = None;
-    let mut len = 0usize;
-    t.elements(|t, index, field| {
-        len = index.saturating_add(1);
-        if own.is_some() {
-            t.skip(&field)?;
-        } else if let Some((stage, e)) = walk_field(t, &list, index, field, &mut names)? {
-            own = Some((index, stage, e));
-        }
-        Ok(())
-    })?;
-    let text = t.text();
-    let repeat = first_repeat(&names, |n| n.head, |n| n.value(text));
-    let error = match (repeat.and_then(|i| Some((i, names.get(i)?))), own) {
-        // The first repeated name, unless a field's own failure comes before it.
-        (Some((field, r)), own)
-            if own
-                .as_ref()
-                .is_none_or(|(i, stage, _)| (field, Stage::Unique) < (*i, *stage)) =>
-        {
-            let name = Value {
-                offset: r.offset(),
-                node: Node::String(Text::new("")),
-            };
-            let at = list.element(&value, field);
-            Some(at.member(&name, "name").error(Problem::Rule("duplicate field name")))
-        }
-        (_, own) => own.map(|(_, _, e)| e),
-    };
-    Ok(List { value, len, error })
-}
-
-/// Reads the field at `index` of `list`, whose first token is `first`; records its name in
-/// `names` once the name has passed its own rules, and returns its first failure.
-fn walk_field<'a>(
-    t: &mut Tokens<'a>,
-    list: &Cursor<'_, '_>,
+/// A field being read: its index and stand-in, its first unknown member, and its `name`
+/// and `dtype` (a stand-in each, and the text of a string).
+struct OpenField<'a> {
     index: usize,
-    first: Event<'a>,
-    names: &mut Vec<Name>,
-) -> Result<Option<(Stage, FieldError)>, Failure> {
-    let value = shape(&first);
-    let field = list.element(&value, index);
-    if first.token != Token::StartObject {
-        t.skip(&first)?;
-        return Ok(Some((Stage::BeforeUnique, wrong_type(&field, JsonType::Object))));
+    value: Value,
+    unknown: Unknown,
+    member: Member,
+    name: Option<(Value, Option<Str<'a>>)>,
+    dtype: Option<(Value, Option<Str<'a>>)>,
+}
+
+/// The §8.2 sink over the member `bytes`.
+pub struct Schema<'a> {
+    bytes: &'a [u8],
+    depth: usize,
+    root: Option<Value>,
+    unknown: Unknown,
+    /// The list the member named last in the root is.
+    named: Option<Which>,
+    list: Option<OpenList>,
+    field: Option<OpenField<'a>>,
+    inputs: Option<List>,
+    outputs: Option<List>,
+}
+
+impl<'a> Schema<'a> {
+    /// The sink for the member `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Schema {
+            bytes,
+            depth: 0,
+            root: None,
+            unknown: Unknown::default(),
+            named: None,
+            list: None,
+            field: None,
+            inputs: None,
+            outputs: None,
+        }
     }
-    let mut unknown = Unknown::default();
-    let (mut name, mut dtype) = (None, None);
-    t.members(|t, member, value| {
-        let member = member.value();
-        unknown.see(&FIELD, &member, &value);
-        match &*member {
-            "name" => name = Some(value),
-            "dtype" => dtype = Some(value),
+
+    /// A value of type `json_type` starts at `at` (for a container, before it opens; for a
+    /// string, with its text).
+    fn value(&mut self, at: usize, json_type: JsonType, text: Option<Str<'a>>) {
+        match self.depth {
+            0 => self.root = Some(shape(at, json_type)),
+            IN_ROOT => {
+                self.unknown.value(at, json_type);
+                if let Some(which) = self.named {
+                    self.start_list(which, shape(at, json_type));
+                }
+            }
+            IN_LIST => self.element(at, json_type),
+            IN_FIELD => {
+                if let Some(field) = &mut self.field {
+                    field.unknown.value(at, json_type);
+                    let value = Some((shape(at, json_type), text));
+                    match field.member {
+                        Member::Name => field.name = value,
+                        Member::Dtype => field.dtype = value,
+                        Member::Other => {}
+                    }
+                }
+            }
             _ => {}
         }
-        t.skip(&value)?;
-        Ok(())
-    })?;
-    let before = |e: FieldError| Ok(Some((Stage::BeforeUnique, e)));
-    let after = |e: FieldError| Ok(Some((Stage::AfterUnique, e)));
-    if let Some(e) = unknown.error(&field) {
-        return before(e);
     }
-    let Some(name) = name else {
-        return before(field.member(&value, "name").error(Problem::Missing));
+
+    /// The value of `inputs` or `outputs` starts: a list to read if it is an array, else
+    /// read already.
+    fn start_list(&mut self, which: Which, value: Value) {
+        if value.json_type() == JsonType::Array {
+            self.list = Some(OpenList {
+                which,
+                value,
+                len: 0,
+                names: Vec::new(),
+                own: None,
+            });
+            return;
+        }
+        let root = self.root.clone().unwrap_or_else(|| shape(0, JsonType::Object));
+        let error = wrong_type(&Cursor::root(&root, ROOT).member(&value, which.name()), JsonType::Array);
+        self.end(
+            which,
+            List {
+                value,
+                len: 0,
+                error: Some(error),
+            },
+        );
+    }
+
+    /// An element of the open list starts at `at`.
+    fn element(&mut self, at: usize, json_type: JsonType) {
+        let Some(list) = &mut self.list else {
+            return;
+        };
+        let index = list.len;
+        list.len = index.saturating_add(1);
+        if list.own.is_some() {
+            return;
+        }
+        let value = shape(at, json_type);
+        if json_type != JsonType::Object {
+            let error = self.at(&value, index).error(
+                None,
+                Problem::WrongType {
+                    expected: JsonType::Object,
+                    found: json_type,
+                },
+            );
+            if let Some(list) = &mut self.list {
+                list.own = Some((index, Stage::BeforeUnique, error));
+            }
+            return;
+        }
+        self.field = Some(OpenField {
+            index,
+            value,
+            unknown: Unknown::default(),
+            member: Member::Other,
+            name: None,
+            dtype: None,
+        });
+    }
+
+    /// Where the field `value` at `index` of the open list lies, for its errors.
+    fn at<'v>(&'v self, value: &'v Value, index: usize) -> FieldAt<'v> {
+        FieldAt {
+            root: self.root.as_ref(),
+            list: self.list.as_ref(),
+            index,
+            field: value,
+        }
+    }
+
+    /// The field being read ends: its rules in their order, up to the uniqueness of its
+    /// name, which [`Schema::end_list`] decides.
+    fn end_field(&mut self) {
+        let Some(field) = self.field.take() else {
+            return;
+        };
+        let at = self.at(&field.value, field.index);
+        let verdict = field_verdict(&field, &at);
+        let Some(list) = &mut self.list else {
+            return;
+        };
+        match verdict {
+            Ok((name, after)) => {
+                list.names.push(name);
+                if let Some(e) = after {
+                    list.own = Some((field.index, Stage::AfterUnique, e));
+                }
+            }
+            Err(e) => list.own = Some((field.index, Stage::BeforeUnique, e)),
+        }
+    }
+
+    /// The open list ends: its first failure, the first repeated name included.
+    fn end_list(&mut self) {
+        let Some(list) = self.list.take() else {
+            return;
+        };
+        let bytes = self.bytes;
+        let repeat = first_repeat(&list.names, |n| n.head, |n| n.value(bytes));
+        let own = list.own.as_ref().map(|(i, stage, _)| (*i, *stage));
+        let error = match repeat.and_then(|i| Some((i, list.names.get(i)?))) {
+            // The first repeated name, unless a field's own failure comes before it.
+            Some((index, name)) if own.is_none_or(|first| (index, Stage::Unique) < first) => {
+                let value = shape(name.offset(), JsonType::String);
+                let field = shape(0, JsonType::Object);
+                let at = FieldAt {
+                    root: self.root.as_ref(),
+                    list: Some(&list),
+                    index,
+                    field: &field,
+                };
+                Some(at.error(Some(("name", &value)), Problem::Rule("duplicate field name")))
+            }
+            _ => list.own.map(|(_, _, e)| e),
+        };
+        self.end(
+            list.which,
+            List {
+                value: list.value,
+                len: list.len,
+                error,
+            },
+        );
+    }
+
+    fn end(&mut self, which: Which, list: List) {
+        match which {
+            Which::Inputs => self.inputs = Some(list),
+            Which::Outputs => self.outputs = Some(list),
+        }
+    }
+}
+
+/// Where a field lies: the root, its list, its index and stand-in.
+struct FieldAt<'v> {
+    root: Option<&'v Value>,
+    list: Option<&'v OpenList>,
+    index: usize,
+    field: &'v Value,
+}
+
+impl FieldAt<'_> {
+    /// `f` of the field's cursor (path `schema.inputs[3]`).
+    fn with<R>(&self, f: impl FnOnce(&Cursor<'_, '_>) -> R) -> R {
+        let (root, list) = (shape(0, JsonType::Object), shape(0, JsonType::Array));
+        let root = Cursor::root(self.root.unwrap_or(&root), ROOT);
+        let name = self.list.map_or("inputs", |l| l.which.name());
+        let list = root.member(self.list.map_or(&list, |l| &l.value), name);
+        f(&list.element(self.field, self.index))
+    }
+
+    /// The error `problem` about the field, or about its member `(name, value)`.
+    fn error(&self, member: Option<(&str, &Value)>, problem: Problem) -> FieldError {
+        self.with(|field| match member {
+            None => field.error(problem),
+            Some((name, value)) => field.member(value, name).error(problem),
+        })
+    }
+}
+
+/// A field's rules before and after the uniqueness of its name: its name's entry and its
+/// first failure after uniqueness, or its first failure before.
+fn field_verdict(field: &OpenField<'_>, at: &FieldAt<'_>) -> Result<(Name, Option<FieldError>), FieldError> {
+    if let Some(e) = at.with(|cursor| field.unknown.error(cursor)) {
+        return Err(e);
+    }
+    let Some((name_value, name_text)) = &field.name else {
+        return Err(at.error(Some(("name", at.field)), Problem::Missing));
     };
-    let name_value = shape(&name);
-    let name_at = field.member(&name_value, "name");
-    let Token::String(text) = name.token else {
-        return before(wrong_type(&name_at, JsonType::String));
+    let Some(text) = name_text else {
+        return Err(at.error(Some(("name", name_value)), wrong(JsonType::String, name_value)));
     };
     let key = text.value();
     if key.is_empty() {
-        return before(name_at.error(Problem::Rule("name must not be empty")));
+        return Err(at.error(Some(("name", name_value)), Problem::Rule("name must not be empty")));
     }
     // Members are at most `json::MAX_INPUT` (u32::MAX) bytes long.
     let end = u32::try_from(text.end()).unwrap_or(u32::MAX);
     let start = end.saturating_sub(u32::try_from(text.raw().len()).unwrap_or(u32::MAX));
-    names.push(Name {
+    let name = Name {
         head: Key::new(&key).head(),
         start,
         end,
-    });
-    let Some(dtype) = dtype else {
-        return after(field.member(&value, "dtype").error(Problem::Missing));
     };
-    let dtype_value = shape(&dtype);
-    let dtype_at = field.member(&dtype_value, "dtype");
-    let Token::String(d) = dtype.token else {
-        return after(wrong_type(&dtype_at, JsonType::String));
+    let after = match &field.dtype {
+        None => Some(at.error(Some(("dtype", at.field)), Problem::Missing)),
+        Some((value, None)) => Some(at.error(Some(("dtype", value)), wrong(JsonType::String, value))),
+        Some((value, Some(d))) if !DTYPES.contains(&&*d.value()) => {
+            Some(at.error(Some(("dtype", value)), Problem::Rule("unknown dtype")))
+        }
+        Some(_) => None,
     };
-    if !DTYPES.contains(&&*d.value()) {
-        return after(dtype_at.error(Problem::Rule("unknown dtype")));
+    Ok((name, after))
+}
+
+/// The wrong-type problem of `value` where `expected` was asked for.
+fn wrong(expected: JsonType, value: &Value) -> Problem {
+    Problem::WrongType {
+        expected,
+        found: value.json_type(),
     }
-    Ok(None)
+}
+
+impl<'a> Sink<'a> for Schema<'a> {
+    #[inline(always)]
+    fn open(&mut self, at: usize, object: bool) {
+        self.value(at, container(object), None);
+        self.depth = self.depth.saturating_add(1);
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        match self.depth {
+            IN_LIST => self.end_field(),
+            IN_ROOT => self.end_list(),
+            _ => {}
+        }
+    }
+
+    #[inline(always)]
+    fn name(&mut self, _: usize, name: Str<'a>) {
+        match self.depth {
+            IN_ROOT => {
+                let name = name.value();
+                self.named = match &*name {
+                    "inputs" => Some(Which::Inputs),
+                    "outputs" => Some(Which::Outputs),
+                    _ => None,
+                };
+                self.unknown.name(&name, self.named.is_some());
+            }
+            IN_FIELD => {
+                if let Some(field) = &mut self.field {
+                    let name = name.value();
+                    field.member = match &*name {
+                        "name" => Member::Name,
+                        "dtype" => Member::Dtype,
+                        _ => Member::Other,
+                    };
+                    field.unknown.name(&name, field.member != Member::Other);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, at: usize, token: Token<'a>) {
+        let text = match token {
+            Token::String(s) => Some(s),
+            _ => None,
+        };
+        self.value(at, scalar_type(&token), text);
+    }
+}
+
+impl<'a> Contract<'a> for Schema<'a> {
+    type Output = usize;
+
+    /// The rules in their order: the root an object without unknown members, `inputs`
+    /// present, well-formed and not empty, then `outputs` if present.
+    fn finish(self) -> Result<usize, FieldError> {
+        let root_value = self.root.unwrap_or_else(|| shape(0, JsonType::Null));
+        let root = Cursor::root(&root_value, ROOT);
+        if root_value.json_type() != JsonType::Object {
+            return Err(wrong_type(&root, JsonType::Object));
+        }
+        if let Some(e) = self.unknown.error(&root) {
+            return Err(e);
+        }
+        let Some(inputs) = self.inputs else {
+            return Err(root.member(&root_value, "inputs").error(Problem::Missing));
+        };
+        if let Some(e) = inputs.error {
+            return Err(e);
+        }
+        if inputs.len == 0 {
+            let at = root.member(&inputs.value, "inputs");
+            return Err(at.error(Problem::Rule("inputs must not be empty")));
+        }
+        match self.outputs.and_then(|o| o.error) {
+            Some(e) => Err(e),
+            None => Ok(inputs.len),
+        }
+    }
 }
