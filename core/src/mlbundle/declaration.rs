@@ -19,15 +19,11 @@ pub fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> R
     json::parse_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
 }
 
-/// Checks JSON member `name` exactly as [`parse_member`] does without building its value.
-pub fn validate_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
-    json::validate_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
-}
-
-/// The §8.1 check of JSON member `name`: [`validate_member`]; no value is built, whatever
-/// the member (the §8.2 and §8.3 contracts are checked over its tokens afterwards).
+/// The §8.1 check of JSON member `name`: exactly what [`parse_member`] checks, with no
+/// value built, whatever the member (the §8.2 and §8.3 contracts are checked over its
+/// tokens afterwards, by [`check_schema`] and [`check_samples`]).
 pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
-    validate_member(name, bytes, limits)
+    json::validate_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
 }
 
 /// §8.2 over the bytes of `schema.json`, which [`check_member`] has accepted:
