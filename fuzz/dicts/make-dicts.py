@@ -407,6 +407,7 @@ TARGETS = {
     "zip_container": [ZIP, DEFLATE, MLBUNDLE],
     "mlbundle": [ZIP, MLBUNDLE, DEFLATE, JSON],
     "mlbundle_roundtrip": [MLBUNDLE, DEFLATE, JSON],
+    "mlbundle_contract": [MLBUNDLE, JSON],
     "tar": [TAR, PATHS],
     "archive_path": [PATHS],
     "mpk": [GZIP, TAR, MPK, PATHS, JSON],

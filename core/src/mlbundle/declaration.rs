@@ -67,21 +67,20 @@ fn contract_error(name: MemberName, e: &FieldError) -> Error {
     Error::new(ErrorKind::InvalidJson, format!("{}: {}", e.path, e.problem), at)
 }
 
-#[cfg(test)]
-mod tests {
-    //! The contract walks against the rules checked on the decoded value (the reference
-    //! below, how §8.2 and §8.3 were checked before the walks): over documents generated
-    //! around the contract, both give the same outcome, error for error.
-
+/// The §8.2 and §8.3 rules checked on the decoded members through [`json::Cursor`], in the
+/// order they are stated: the reference the contract sinks are tested against (the unit
+/// test below, and the `mlbundle_contract` fuzz target, which builds with `--cfg fuzzing`).
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod reference {
     use super::*;
     use crate::json::{Cursor, JsonType, Problem};
     use alloc::collections::BTreeSet;
-    use alloc::string::String;
-    use alloc::vec::Vec;
 
-    fn reference_schema(value: &Value) -> Result<usize, Error> {
-        let root = Cursor::root(value, "schema");
-        schema(&root).map_err(|e| contract_error(MemberName::Schema, &e))
+    /// §8.2 checked on the decoded member, as the reader did before its contract sink.
+    pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error> {
+        let value = parse_member(MemberName::Schema, bytes, limits)?;
+        schema(&Cursor::root(&value, "schema")).map_err(|e| contract_error(MemberName::Schema, &e))
     }
 
     fn schema(root: &Cursor<'_, '_>) -> Result<usize, FieldError> {
@@ -119,9 +118,10 @@ mod tests {
         Ok(count)
     }
 
-    fn reference_samples(value: &Value, inputs: usize) -> Result<(), Error> {
-        let root = Cursor::root(value, "samples");
-        samples(&root, inputs).map_err(|e| contract_error(MemberName::Samples, &e))
+    /// §8.3 checked on the decoded member, as the reader did before its contract sink.
+    pub fn check_samples(bytes: &[u8], inputs: usize, limits: &ArchiveLimits) -> Result<(), Error> {
+        let value = parse_member(MemberName::Samples, bytes, limits)?;
+        samples(&Cursor::root(&value, "samples"), inputs).map_err(|e| contract_error(MemberName::Samples, &e))
     }
 
     fn samples(root: &Cursor<'_, '_>, inputs: usize) -> Result<(), FieldError> {
@@ -138,6 +138,17 @@ mod tests {
         }
         Ok(())
     }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The contract sinks against [`super::reference`]: over documents generated around the
+    //! contract, both give the same outcome, error for error.
+
+    use super::*;
+    use alloc::collections::BTreeSet;
+    use alloc::string::String;
+    use alloc::vec::Vec;
 
     /// SplitMix64, for reproducible documents.
     struct Rng(u64);
@@ -278,19 +289,18 @@ mod tests {
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..40_000 {
             let doc = schema_doc(&mut rng);
-            let value = parse_member(MemberName::Schema, doc.as_bytes(), &limits).unwrap();
             let walked = check_schema(doc.as_bytes(), &limits);
-            assert_eq!(walked, reference_schema(&value), "{doc}");
+            assert_eq!(walked, reference::check_schema(doc.as_bytes(), &limits), "{doc}");
             if walked.is_ok() {
                 accepted += 1
             } else {
                 rejected += 1
             }
             let doc = samples_doc(&mut rng);
-            let value = parse_member(MemberName::Samples, doc.as_bytes(), &limits).unwrap();
             for inputs in 0..3 {
                 let walked = check_samples(doc.as_bytes(), inputs, &limits);
-                assert_eq!(walked, reference_samples(&value, inputs), "{doc} with {inputs} inputs");
+                let reference = reference::check_samples(doc.as_bytes(), inputs, &limits);
+                assert_eq!(walked, reference, "{doc} with {inputs} inputs");
                 if walked.is_ok() { accepted += 1 } else { rejected += 1 }
             }
         }
