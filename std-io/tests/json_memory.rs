@@ -6,13 +6,17 @@
 //! - an MPK package's JSON files other than the contract and the pipeline are checked
 //!   without a value (`spec/mpk.md` §3.3.1);
 //! - validating one object of 1 M members holds the duplicate table's name ranges and
-//!   8-byte slots, under 60 bytes per member (`spec/json.md` §5).
+//!   8-byte slots, under 60 bytes per member (`spec/json.md` §5);
+//! - an mlbundle's `schema.json` and `samples.json` are validated and their contracts
+//!   checked over their tokens (`spec/mlbundle.md` §8.1).
 
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::{self, Node, Value};
+use modelgate_core::mlbundle::{self, ArchiveLimits, MemberName, Recipe, read_container, write_container};
 use modelgate_core::mpk::{MpkLimits, Registry, check_tar_gz};
 use modelgate_core::mvb::{Manifest, MvbLimits, covers};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
+use std::collections::BTreeMap;
 
 mod common;
 
@@ -63,6 +67,18 @@ fn package(config: &str) -> Vec<u8> {
         w.append_file(path.as_bytes(), data, &FileMeta::FIXED).unwrap();
     }
     write_gzip(&w.finish(), usize::MAX).unwrap()
+}
+
+/// A bundle of a stored-recipe model with `schema` and, when given, `samples`.
+fn bundle(schema: &str, samples: Option<&str>) -> Vec<u8> {
+    let mut members = BTreeMap::new();
+    members.insert(MemberName::ModelCbm, b"cbm".to_vec());
+    members.insert(MemberName::Schema, schema.as_bytes().to_vec());
+    if let Some(s) = samples {
+        members.insert(MemberName::Samples, s.as_bytes().to_vec());
+    }
+    let manifest = mlbundle::Manifest::new(Recipe::Standalone(MemberName::ModelCbm), false, samples.is_some());
+    write_container(&manifest, &members, &ArchiveLimits::DEFAULT).unwrap()
 }
 
 /// One test, so that one measurement runs at a time in this binary.
@@ -132,5 +148,46 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         peak < 60 * members.len(),
         "validate peak {peak} for {} members",
         members.len()
+    );
+
+    // spec/mlbundle.md §8.1: a 15.6 MB samples.json of 2.6 M two-cell rows (some 450 MB as
+    // a value) costs its inflated member and little more. With its last row one cell short
+    // (a bundle the writer refuses), the contract alone holds next to nothing.
+    let schema = r#"{"inputs":[{"name":"x","dtype":"float32"},{"name":"y","dtype":"bool"}]}"#;
+    let rows = 2_600_000;
+    let samples = format!("{{\"rows\":[{}[0,1]]}}", "[0,1],".repeat(rows - 1));
+    let good = bundle(schema, Some(&samples));
+    let (read, peak) = common::peak_of(|| read_container(&good, &ArchiveLimits::DEFAULT).map(|c| c.inputs));
+    assert_eq!(read.unwrap(), 2);
+    assert!(
+        peak < samples.len() + (1 << 20),
+        "read peak {peak} for {} bytes of samples",
+        samples.len()
+    );
+    let bad = samples.replace("[0,1]]}", "[0]]}");
+    let limits = ArchiveLimits::DEFAULT;
+    let (e, peak) = common::peak_of(|| mlbundle::declaration::check_samples(bad.as_bytes(), 2, &limits));
+    let e = e.unwrap_err();
+    assert_eq!(e.location.path.as_deref(), Some("samples.rows[2599999]"), "{e:?}");
+    assert!(
+        peak < (1 << 20),
+        "contract peak {peak} for {} bytes of samples",
+        bad.len()
+    );
+
+    // §8.2: a 13 MB schema of 400,000 fields holds one 16-byte entry per name, and 16 more
+    // while they are sorted for the uniqueness rule.
+    let fields = 400_000;
+    let list: Vec<String> = (0..fields)
+        .map(|i| format!(r#"{{"name":"f{i}","dtype":"float32"}}"#))
+        .collect();
+    let schema = format!(r#"{{"inputs":[{}]}}"#, list.join(","));
+    let wide = bundle(&schema, None);
+    let (read, peak) = common::peak_of(|| read_container(&wide, &ArchiveLimits::DEFAULT).map(|c| c.inputs));
+    assert_eq!(read.unwrap(), fields);
+    assert!(
+        peak < schema.len() + 48 * fields,
+        "read peak {peak} for a {}-byte schema of {fields} fields",
+        schema.len()
     );
 }
