@@ -47,6 +47,8 @@ pub mod onemodel;
 pub mod onnx;
 pub mod report;
 pub mod tar;
+#[cfg(test)]
+mod test_docs;
 pub mod zip;
 
 pub use location::Location;

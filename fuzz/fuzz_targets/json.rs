@@ -40,7 +40,9 @@ fuzz_target!(|data: &[u8]| {
 
 const ITEM: [(&str, Keep<'static>); 2] = [("a", Keep::Shape), ("b", Keep::Items(1, &Keep::Shape))];
 const NESTED: [(&str, Keep<'static>); 2] = [("a", Keep::Items(2, &Keep::Members(&ITEM))), ("c", Keep::Members(&ITEM))];
+const CLOSED: [(&str, Keep<'static>); 2] = [("a", Keep::Items(2, &Keep::Closed(&ITEM))), ("c", Keep::Members(&ITEM))];
 const SCHEMA: Keep<'static> = Keep::Members(&NESTED);
+const SCHEMA_CLOSED: Keep<'static> = Keep::Closed(&CLOSED);
 
 /// The reference pruning: what `parse_kept` must keep of the whole value.
 fn prune(v: &Value, keep: Keep<'_>) -> Value {
@@ -54,6 +56,25 @@ fn prune(v: &Value, keep: Keep<'_>) -> Value {
                 })
                 .collect(),
         ),
+        (Node::Object(members), Keep::Closed(list)) => {
+            let mut other = true;
+            Node::Object(
+                members
+                    .iter()
+                    .filter_map(|m| {
+                        let k = match list.iter().find(|(n, _)| *n == m.name.as_str()) {
+                            Some((_, k)) => *k,
+                            None if other => {
+                                other = false;
+                                Keep::Shape
+                            }
+                            None => return None,
+                        };
+                        Some(Member { name: m.name.clone(), name_offset: m.name_offset, value: prune(&m.value, k) })
+                    })
+                    .collect(),
+            )
+        }
         (Node::Array(items), Keep::Items(max, item)) => Node::Array(items.iter().take(max).map(|i| prune(i, *item)).collect()),
         (Node::Object(_), _) => Node::Object(Vec::new()),
         (Node::Array(_), _) => Node::Array(Vec::new()),
@@ -76,11 +97,13 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 fn check_kept(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Error>) {
-    let kept = json::parse_kept(input, limits, [9, 9], SCHEMA);
-    match (parsed, kept) {
-        (Ok(whole), Ok(kept)) => assert!(same(&prune(whole, SCHEMA), &kept), "parse_kept keeps other parts"),
-        (Err(a), Err(b)) => assert_eq!(*a, b, "parse_kept fails differently"),
-        _ => panic!("parse_kept and parse disagree on acceptance"),
+    for schema in [SCHEMA, SCHEMA_CLOSED] {
+        let kept = json::parse_kept(input, limits, [9, 9], schema);
+        match (parsed, kept) {
+            (Ok(whole), Ok(kept)) => assert!(same(&prune(whole, schema), &kept), "parse_kept keeps other parts"),
+            (Err(a), Err(b)) => assert_eq!(*a, b, "parse_kept fails differently"),
+            _ => panic!("parse_kept and parse disagree on acceptance"),
+        }
     }
 }
 

@@ -44,18 +44,25 @@ fn zeros(n: usize) -> String {
 
 /// A valid MPK package whose stage config `pre_config.json` is `config`.
 fn package(config: &str) -> Vec<u8> {
+    package_with(config, "0", "")
+}
+
+/// An MPK package whose stage config `pre_config.json` is `config`, whose pipeline file has
+/// `junk` as an extra root member, and whose contract ends with `contract_tail`.
+fn package_with(config: &str, junk: &str, contract_tail: &str) -> Vec<u8> {
     let stage = |id: u8, name: &str, processor: &str, kernel: &str, dep: &str| {
         format!(
             r#"{{"sequence_id":{id},"name":"{name}","pluginId":"p","configPath":"{name}_config.json","processor":"{processor}","kernel":"{kernel}","dependencies":["{dep}"]}}"#
         )
     };
     let pipeline = format!(
-        r#"{{"pipelines":[{{"sequence":[{},{}]}}]}}"#,
+        r#"{{"pipelines":[{{"sequence":[{},{}]}}],"junk":{junk}}}"#,
         stage(1, "pre", "EV74", "cast", "decoder"),
         stage(2, "mla_0", "MLA", "mla_inference", "pre")
     );
-    let contract =
-        r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"mla_0","processor":"MLA","executable":"m.elf"}]}"#;
+    let contract = format!(
+        r#"{{"mpk_version":"1.0","model":"m","stages":[{{"name":"mla_0","processor":"MLA","executable":"m.elf"}}]{contract_tail}}}"#
+    );
     let mut w = TarWriter::new(Flavor::Gnu);
     for (path, data) in [
         ("mpk.json", contract.as_bytes()),
@@ -93,6 +100,28 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         peak < 2 * config.len() + (4 << 20),
         "MPK peak {peak} for a {}-byte config",
         config.len()
+    );
+
+    // §3.3.1: the pipeline and the contract keep only what their rules read. An unread
+    // pipeline member of 2 M elements costs its buffered text; a contract's unknown member
+    // of 2 M elements is kept as its type and offset, for the error that names it (§3.7.2).
+    let junk = zeros(2 << 20);
+    let pkg = package_with("{}", &junk, "");
+    let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
+    checked.unwrap();
+    assert!(
+        peak < 2 * junk.len() + (4 << 20),
+        "MPK peak {peak} for a {}-byte member",
+        junk.len()
+    );
+    let pkg = package_with("{}", "0", &format!(r#","junk":{junk}"#));
+    let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
+    let e = checked.unwrap_err();
+    assert_eq!(e.location.path.as_deref(), Some("mpk.junk"), "{e:?}");
+    assert!(
+        peak < 2 * junk.len() + (4 << 20),
+        "MPK peak {peak} for a {}-byte member",
+        junk.len()
     );
 
     // §1.2: 4 M elements outside the members read cost their text once (kept for §6.3).

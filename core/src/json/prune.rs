@@ -27,13 +27,22 @@ pub enum Keep<'s> {
     /// An array keeps its first `.0` elements, each as `.1` says, and drops the rest; any
     /// other value is kept as by [`Keep::Shape`].
     Items(usize, &'s Keep<'s>),
+    /// An object keeps the members named here as [`Keep::Members`] does, and of the others
+    /// only the first, as by [`Keep::Shape`]: what a rule that refuses unknown members
+    /// reports ([`super::Cursor::only_members`] names the first). Any other value is kept
+    /// as by [`Keep::Shape`].
+    Closed(&'s [(&'s str, Keep<'s>)]),
 }
 
 /// What the children of one open, kept container get.
 #[derive(Clone, Copy)]
 enum Rule<'s> {
-    /// The members named in the list, as their entry says.
-    Members(&'s [(&'s str, Keep<'s>)]),
+    /// The members named in the list, as their entry says; with `first_other`, also the
+    /// first member not in it (false once that one is kept), for [`Keep::Closed`].
+    Members {
+        list: &'s [(&'s str, Keep<'s>)],
+        first_other: bool,
+    },
     /// The next `left` elements, as `item` says.
     Items { left: usize, item: &'s Keep<'s> },
     /// Nothing (a container kept for its type only).
@@ -60,7 +69,7 @@ impl<'s> Pruner<'s> {
     fn next_keep(&mut self) -> Option<Keep<'s>> {
         match self.rules.last_mut() {
             None => self.root.take(),
-            Some(Rule::Members(_)) => self.member.take(),
+            Some(Rule::Members { .. }) => self.member.take(),
             Some(Rule::Items { left, item }) => {
                 let keep = (*left > 0).then_some(**item);
                 *left = left.saturating_sub(1);
@@ -88,7 +97,14 @@ impl<'a, 's> Sink<'a> for Pruner<'s> {
             return;
         };
         let rule = match (keep, object) {
-            (Keep::Members(list), true) => Rule::Members(list),
+            (Keep::Members(list), true) => Rule::Members {
+                list,
+                first_other: false,
+            },
+            (Keep::Closed(list), true) => Rule::Members {
+                list,
+                first_other: true,
+            },
             (Keep::Items(max, item), false) => Rule::Items { left: max, item },
             _ => Rule::Nothing,
         };
@@ -112,11 +128,19 @@ impl<'a, 's> Sink<'a> for Pruner<'s> {
         if self.skip > 0 {
             return;
         }
-        if let Some(Rule::Members(list)) = self.rules.last() {
+        if let Some(Rule::Members { list, first_other }) = self.rules.last_mut() {
             // Borrowed unless the name has escapes; a Text only for a kept member.
             let text = name.value();
-            if let Some((_, keep)) = list.iter().find(|(n, _)| *n == text) {
-                self.member = Some(*keep);
+            let keep = match list.iter().find(|(n, _)| *n == text) {
+                Some((_, keep)) => Some(*keep),
+                None if *first_other => {
+                    *first_other = false;
+                    Some(Keep::Shape)
+                }
+                None => None,
+            };
+            if let Some(keep) = keep {
+                self.member = Some(keep);
                 self.name = Some((Text::new(&text), at));
             }
         }
@@ -185,6 +209,15 @@ mod tests {
         );
         let only = [("kind", Keep::Shape)];
         assert_eq!(kept(r#"[{"kind":1}]"#, Keep::Members(&only)), "[]");
+        // A closed object also keeps its first unknown member, as a shape, for the error
+        // that names it; later unknown members are dropped.
+        let closed = r#"{"x":[1,2],"kind":{"a":1},"y":3,"z":{}}"#;
+        assert_eq!(kept(closed, Keep::Closed(&only)), r#"{"x":[],"kind":{}}"#);
+        assert_eq!(
+            kept(r#"{"kind":1,"y":"s","z":2}"#, Keep::Closed(&only)),
+            r#"{"kind":1,"y":"s"}"#
+        );
+        assert_eq!(kept(r#"[{"y":1}]"#, Keep::Closed(&only)), "[]");
         assert_eq!(kept(r#""s""#, Keep::Members(&only)), r#""s""#);
         assert_eq!(kept(r#"{"a":1}"#, Keep::Items(3, &FILE)), "{}");
     }

@@ -146,39 +146,10 @@ mod tests {
     //! contract, both give the same outcome, error for error.
 
     use super::*;
+    use crate::test_docs::{ODD, Rng, list};
     use alloc::collections::BTreeSet;
     use alloc::string::String;
     use alloc::vec::Vec;
-
-    /// SplitMix64, for reproducible documents.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            usize::try_from(self.next() % n as u64).unwrap_or(0)
-        }
-
-        fn pick<'t>(&mut self, from: &[&'t str]) -> &'t str {
-            from.get(self.below(from.len())).copied().unwrap_or_default()
-        }
-    }
-
-    /// A value that breaks a rule by its type or content: any scalar, or a container.
-    const ODD: [&str; 8] = ["null", "true", "0", "-1.5e3", "\"\"", "\"x\"", "[]", "{}"];
-
-    /// Joins `n` items made by `item` into a JSON array or object body.
-    fn list(rng: &mut Rng, max: usize, mut item: impl FnMut(&mut Rng) -> String) -> String {
-        let n = rng.below(max + 1);
-        (0..n).map(|_| item(rng)).collect::<Vec<_>>().join(",")
-    }
 
     fn field(rng: &mut Rng) -> String {
         if rng.below(12) == 0 {

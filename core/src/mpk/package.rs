@@ -2,10 +2,10 @@
 //! paths, classes, limits, JSON documents, required content, pipeline and contract.
 
 use super::classify::{Class, classify, is_contract_name};
-use super::contract::{Contract, parse_contract, search_order};
+use super::contract::{Contract, parse_contract, parse_contract_json, search_order};
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
-use super::pipeline::{PIPELINE_FILE, Pipeline, parse_pipelines};
+use super::pipeline::{PIPELINE_FILE, Pipeline, parse_pipeline_json, parse_pipelines};
 use super::registry::Registry;
 use crate::Location;
 use crate::archive_path::{PathLimits, PathReason, PathSet, SetError, normalize};
@@ -236,10 +236,16 @@ impl PackageCheck {
             };
             let err = |e: json::Error| json_error(&e, &cur.path);
             // §3.3.1: every JSON file is checked; only the contract and the pipeline, whose
-            // rules read them, are built into values (a value costs some 60 bytes per
-            // element at its peak, a check nothing beyond the buffered bytes).
-            if !cur.path.contains('/') && (is_contract_name(&cur.path) || cur.path == PIPELINE_FILE) {
-                let doc = json::parse_keyed(&buf, limits, self.hash_key).map_err(err)?;
+            // rules read them, are built into values, and only the parts those rules read
+            // (a value costs some 60 bytes per element at its peak, a check nothing beyond
+            // the buffered bytes).
+            let max_stages = self.limits.max_stages;
+            let root = !cur.path.contains('/');
+            if root && is_contract_name(&cur.path) {
+                let doc = parse_contract_json(&buf, limits, self.hash_key, max_stages).map_err(err)?;
+                self.docs.insert(cur.path, doc);
+            } else if root && cur.path == PIPELINE_FILE {
+                let doc = parse_pipeline_json(&buf, limits, self.hash_key, max_stages).map_err(err)?;
                 self.docs.insert(cur.path, doc);
             } else {
                 json::validate_keyed(&buf, limits, self.hash_key).map_err(err)?;

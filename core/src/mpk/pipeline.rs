@@ -6,7 +6,7 @@ use super::error::{MpkError, MpkKind};
 use super::registry::Registry;
 use crate::Location;
 use crate::archive_path::{PathLimits, normalize};
-use crate::json::{Cursor, FieldError, Problem, Value};
+use crate::json::{self, Cursor, FieldError, Keep, Limits, Problem, Value};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -63,6 +63,36 @@ fn non_empty<'v>(c: &Cursor<'v, '_>, name: &str) -> Result<&'v str, MpkError> {
         return Err(rule(&f, "must be a non-empty string"));
     }
     Ok(s)
+}
+
+/// The members of a stage that §3.4 and §3.5 read; a stage's other members are allowed and
+/// not read.
+const STAGE: [(&str, Keep<'static>); 7] = [
+    ("sequence_id", Keep::Shape),
+    ("name", Keep::Shape),
+    ("pluginId", Keep::Shape),
+    ("configPath", Keep::Shape),
+    ("processor", Keep::Shape),
+    ("kernel", Keep::Shape),
+    ("dependencies", Keep::Items(usize::MAX, &Keep::Shape)),
+];
+
+/// Parses `pipeline_sequence.json` with the same checks and errors as `json::parse`,
+/// building only what [`parse_pipelines`] reads (`spec/mpk.md` §3.3.1, `spec/json.md`
+/// §8.1): `pipelines`, each pipeline's `sequence` and the stage members above, every other
+/// member dropped, and of each `sequence` its first `max_stages + 1` entries, enough for
+/// the stage-count rule (§3.4.2), which refuses a longer one before reading any stage.
+pub fn parse_pipeline_json(
+    bytes: &[u8],
+    limits: Limits,
+    key: [u64; 2],
+    max_stages: usize,
+) -> Result<Value, json::Error> {
+    let stage = Keep::Members(&STAGE);
+    let pipeline = [("sequence", Keep::Items(max_stages.saturating_add(1), &stage))];
+    let pipeline = Keep::Members(&pipeline);
+    let root = [("pipelines", Keep::Items(usize::MAX, &pipeline))];
+    json::parse_kept(bytes, limits, key, Keep::Members(&root))
 }
 
 /// Validates the parsed `pipeline_sequence.json` (§3.4, §3.5): every pipeline and stage,
