@@ -204,6 +204,17 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         bad.len()
     );
 
+    // spec/mlbundle.md §5.1: a 7 MiB manifest whose unknown member holds 3.5 M elements is
+    // refused, naming that member, without building it.
+    let text = format!(
+        r#"{{"format":"mlbundle","format_version":"1","x":{},"writer_version":"0.1.0"}}"#,
+        zeros(3_500_000)
+    );
+    let (e, peak) = common::peak_of(|| mlbundle::Manifest::parse(text.as_bytes(), &limits));
+    let e = e.unwrap_err();
+    assert_eq!(e.location.path.as_deref(), Some("manifest.x"), "{e:?}");
+    assert!(peak < (64 << 10), "manifest peak {peak} for {} bytes", text.len());
+
     // §8.2: a 13 MB schema of 400,000 fields holds one 16-byte entry per name, and 16 more
     // while they are sorted for the uniqueness rule.
     let fields = 400_000;

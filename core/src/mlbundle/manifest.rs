@@ -2,11 +2,11 @@
 
 use super::error::{Error, ErrorKind};
 use super::limits::ArchiveLimits;
-use super::names::MemberName;
+use super::names::{MemberName, NAMES};
 use super::version::{READER_VERSION, is_strict_version, quote_version, reexport_hint};
 use crate::Location;
 use crate::digest::hex;
-use crate::json::{self, Cursor, FieldError, Member, Node, Problem, Value};
+use crate::json::{self, Cursor, FieldError, Keep, Member, Node, Problem, Value};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -81,11 +81,15 @@ impl Manifest {
     }
 
     /// Parses and validates `bytes` (§5.1–§5.6): identity and version first, then every
-    /// typed member, with the re-export hint on `InvalidManifest` (§5.7).
+    /// typed member, with the re-export hint on `InvalidManifest` (§5.7). The value holds
+    /// only what these rules read (§5.1).
     pub fn parse(bytes: &[u8], limits: &ArchiveLimits) -> Result<Manifest, Error> {
-        let value =
-            json::parse_keyed(bytes, limits.json(MemberName::Manifest), limits.hash_key()).map_err(syntax_error)?;
-        let root = Cursor::root(&value, "manifest");
+        Manifest::read(&kept(bytes, limits)?)
+    }
+
+    /// The rules of §5.2–§5.7 on a parsed manifest.
+    fn read(value: &Value) -> Result<Manifest, Error> {
+        let root = Cursor::root(value, "manifest");
         identity(&root)?;
         let writer = value.get("writer_version").and_then(Value::as_str);
         typed(&root).map_err(|e| field_error(&e, &reexport_hint(writer)))
@@ -95,8 +99,7 @@ impl Manifest {
     /// that `writer_version` and `integrity` may be omitted (the writer sets both; given
     /// integrity records are validated, then replaced).
     pub fn from_parts(bytes: &[u8], limits: &ArchiveLimits) -> Result<Manifest, Error> {
-        let mut value =
-            json::parse_keyed(bytes, limits.json(MemberName::Manifest), limits.hash_key()).map_err(syntax_error)?;
+        let mut value = kept(bytes, limits)?;
         if let Node::Object(members) = &mut value.node {
             let missing = |members: &[Member], name: &str| !members.iter().any(|m| m.name == name);
             if missing(members, "writer_version") {
@@ -146,6 +149,52 @@ impl Manifest {
         w.end_object().end_object();
         w.finish()
     }
+}
+
+/// What §5 reads of an integrity record.
+const RECORD: [(&str, Keep<'static>); 2] = [("sha256", Keep::Shape), ("size", Keep::Shape)];
+
+/// What §5.6 reads of `integrity`: a record per non-manifest member name. Those are seven,
+/// so of a longer object the closed schema keeps an unknown name among its first eight
+/// members, which the rule reports first.
+#[allow(clippy::indexing_slicing)] // Evaluated at compile time: a bad index fails the build.
+const INTEGRITY: [(&str, Keep<'static>); 7] = {
+    let rec = Keep::Closed(&RECORD);
+    [
+        (NAMES[1], rec),
+        (NAMES[2], rec),
+        (NAMES[3], rec),
+        (NAMES[4], rec),
+        (NAMES[5], rec),
+        (NAMES[6], rec),
+        (NAMES[7], rec),
+    ]
+};
+
+/// What §5.5 reads of `recipe`: every element of `members` is checked.
+const RECIPE: [(&str, Keep<'static>); 2] = [
+    ("kind", Keep::Shape),
+    ("members", Keep::Items(usize::MAX, &Keep::Shape)),
+];
+
+/// What §5.2–§5.7 read of the manifest.
+const ROOT: [(&str, Keep<'static>); 8] = [
+    ("format", Keep::Shape),
+    ("format_version", Keep::Shape),
+    ("writer_version", Keep::Shape),
+    ("recipe", Keep::Closed(&RECIPE)),
+    ("schema", Keep::Shape),
+    ("structure", Keep::Shape),
+    ("samples", Keep::Shape),
+    ("integrity", Keep::Closed(&INTEGRITY)),
+];
+
+/// The manifest parsed with every check of §5.1 (`spec/json.md` §8.1), holding only what
+/// the rules read: the closed objects' members and their first unknown one, which
+/// `only_members` reports. Unknown members cost their text, never a value (§5.1).
+fn kept(bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
+    let json = limits.json(MemberName::Manifest);
+    json::parse_kept(bytes, json, limits.hash_key(), Keep::Closed(&ROOT)).map_err(syntax_error)
 }
 
 /// A member the writer supplies for omitted parts.
@@ -307,4 +356,147 @@ fn parse_hex(s: &str) -> Option<[u8; 32]> {
         *o = (digit(*pair.first()?)? << 4) | digit(*pair.get(1)?)?;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The kept manifest against the whole one: over manifests generated around §5, the
+    //! rules give the same outcome on both, error for error.
+
+    use super::*;
+    use crate::test_docs::{ODD, Rng, list, object};
+
+    const HEX: &str = "\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"";
+
+    fn pick(rng: &mut Rng, options: &[&str]) -> String {
+        String::from(if rng.one_in(8) {
+            rng.pick(&ODD)
+        } else {
+            rng.pick(options)
+        })
+    }
+
+    fn record(rng: &mut Rng) -> String {
+        if rng.one_in(3) {
+            return object(rng, &["sha256", "size", "x"], |rng, key| match key {
+                "sha256" => pick(rng, &[HEX, "\"abc\""]),
+                "size" => pick(rng, &["1", "-1", "1.5"]),
+                _ => String::from(rng.pick(&ODD)),
+            });
+        }
+        format!(r#"{{"sha256":{HEX},"size":{}}}"#, rng.pick(&["0", "3", "2.0"]))
+    }
+
+    fn integrity(rng: &mut Rng) -> String {
+        let keys = [
+            "model.onnx",
+            "model.cbm",
+            "schema.json",
+            "samples.json",
+            "structure.json",
+            "model.skops",
+            "manifest.json",
+            "bogus",
+            "other",
+        ];
+        if rng.one_in(3) {
+            return object(rng, &keys, |rng, _| {
+                if rng.one_in(10) {
+                    String::from(rng.pick(&ODD))
+                } else {
+                    record(rng)
+                }
+            });
+        }
+        object(rng, &keys[..5], |rng, _| record(rng))
+    }
+
+    fn recipe(rng: &mut Rng) -> String {
+        let members = |rng: &mut Rng| {
+            let names = [
+                "\"model.onnx\"",
+                "\"model.skops\"",
+                "\"model.ubj\"",
+                "\"model.cbm\"",
+                "\"schema.json\"",
+            ];
+            format!("[{}]", list(rng, 3, |rng| pick(rng, &names)))
+        };
+        if rng.one_in(3) {
+            return object(rng, &["kind", "members", "x"], |rng, key| match key {
+                "kind" => pick(rng, &["\"standalone\"", "\"composite\"", "\"x\""]),
+                "members" => members(rng),
+                _ => String::from(rng.pick(&ODD)),
+            });
+        }
+        String::from(rng.pick(&[
+            r#"{"kind":"standalone","members":["model.onnx"]}"#,
+            r#"{"kind":"composite","members":["model.skops","model.cbm"]}"#,
+            r#"{"members":["model.skops","model.ubj"],"kind":"composite"}"#,
+            r#"{"kind":"composite","members":["model.skops","model.onnx"]}"#,
+            r#"{"kind":"standalone","members":["model.cbm","model.cbm"]}"#,
+        ]))
+    }
+
+    fn manifest(rng: &mut Rng) -> String {
+        let keys = [
+            "format",
+            "format_version",
+            "writer_version",
+            "recipe",
+            "schema",
+            "structure",
+            "samples",
+            "integrity",
+            "x",
+        ];
+        let value = |rng: &mut Rng, key: &str| match key {
+            "format" => pick(rng, &["\"mlbundle\"", "\"zip\""]),
+            "format_version" => pick(rng, &["\"1\"", "\"2\""]),
+            "writer_version" => pick(rng, &["\"0.1.0\"", "\"0.1.0\"", "\"1.0\"", "\"0.0.9\""]),
+            "recipe" => recipe(rng),
+            "schema" => pick(rng, &["\"schema.json\"", "\"x.json\""]),
+            "structure" => pick(rng, &["\"structure.json\"", "\"schema.json\""]),
+            "samples" => pick(rng, &["\"samples.json\""]),
+            "integrity" => integrity(rng),
+            _ => format!("[{}]", list(rng, 3, |rng| String::from(rng.pick(&ODD)))),
+        };
+        if rng.one_in(4) {
+            return object(rng, &keys, value);
+        }
+        // The identity and the required members, then some of the others.
+        let mut members = alloc::vec![
+            String::from(r#""format":"mlbundle","format_version":"1""#),
+            format!(r#""writer_version":{}"#, value(rng, "writer_version")),
+            format!(r#""recipe":{}"#, value(rng, "recipe")),
+            format!(r#""schema":{}"#, value(rng, "schema")),
+            format!(r#""integrity":{}"#, value(rng, "integrity")),
+        ];
+        for (key, one_in) in [("structure", 3), ("samples", 3), ("x", 12), ("y", 12)] {
+            if rng.one_in(one_in) {
+                members.push(format!(r#""{key}":{}"#, value(rng, key)));
+            }
+        }
+        format!("{{{}}}", members.join(","))
+    }
+
+    #[test]
+    fn kept_manifest_gives_the_rules_outcome_of_the_whole_one() {
+        let limits = ArchiveLimits::DEFAULT;
+        let mut rng = Rng(5);
+        let (mut accepted, mut rejected) = (0, 0);
+        for _ in 0..40_000 {
+            let doc = manifest(&mut rng);
+            let Ok(whole) = json::parse(doc.as_bytes(), json::Limits::DEFAULT) else {
+                continue;
+            };
+            let want = Manifest::read(&whole);
+            assert_eq!(Manifest::read(&kept(doc.as_bytes(), &limits).unwrap()), want, "{doc}");
+            if want.is_ok() { accepted += 1 } else { rejected += 1 }
+        }
+        assert!(
+            accepted > 300 && rejected > 10_000,
+            "{accepted} accepted, {rejected} rejected"
+        );
+    }
 }
