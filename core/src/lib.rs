@@ -47,8 +47,9 @@ pub mod onemodel;
 pub mod onnx;
 pub mod report;
 pub mod tar;
-#[cfg(test)]
-mod test_docs;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod test_docs;
 pub mod zip;
 
 pub use location::Location;

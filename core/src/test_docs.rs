@@ -1,35 +1,44 @@
-//! Reproducible JSON documents for differential tests (compiled for tests only): a
-//! SplitMix64 generator and the pieces the generators build documents from.
+//! Reproducible JSON documents for differential tests and fuzz targets (compiled for tests
+//! and under cargo-fuzz's `--cfg fuzzing` only): a source of choices, and the pieces the
+//! generators build documents from.
 
 use alloc::string::String;
 use alloc::vec::Vec;
+
+/// A source of choices: the tests' [`Rng`], or a fuzz target's input bytes.
+pub trait Choose {
+    /// A number below `n` (`n` > 0).
+    fn below(&mut self, n: usize) -> usize;
+
+    /// True one time in `n`.
+    fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    /// One of `from`.
+    fn pick<'t>(&mut self, from: &[&'t str]) -> &'t str {
+        let i = self.below(from.len().max(1));
+        from.get(i).copied().unwrap_or_default()
+    }
+}
 
 /// SplitMix64.
 pub struct Rng(pub u64);
 
 impl Rng {
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
+}
 
-    /// A number below `n` (`n` > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap_or(0)
-    }
-
-    /// True one time in `n`.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    /// One of `from`.
-    pub fn pick<'t>(&mut self, from: &[&'t str]) -> &'t str {
-        from.get(self.below(from.len())).copied().unwrap_or_default()
+impl Choose for Rng {
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next_u64() % n as u64).unwrap_or(0)
     }
 }
 
@@ -37,19 +46,19 @@ impl Rng {
 pub const ODD: [&str; 8] = ["null", "true", "0", "-1.5e3", "\"\"", "\"x\"", "[]", "{}"];
 
 /// Up to `max` items made by `item`, comma-separated.
-pub fn list(rng: &mut Rng, max: usize, mut item: impl FnMut(&mut Rng) -> String) -> String {
-    let n = rng.below(max + 1);
-    (0..n).map(|_| item(rng)).collect::<Vec<_>>().join(",")
+pub fn list<C: Choose>(c: &mut C, max: usize, mut item: impl FnMut(&mut C) -> String) -> String {
+    let n = c.below(max + 1);
+    (0..n).map(|_| item(c)).collect::<Vec<_>>().join(",")
 }
 
 /// An object of some of `keys` (none twice), in a random order, each with a value `value`
 /// makes for it.
-pub fn object(rng: &mut Rng, keys: &[&str], mut value: impl FnMut(&mut Rng, &str) -> String) -> String {
+pub fn object<C: Choose>(c: &mut C, keys: &[&str], mut value: impl FnMut(&mut C, &str) -> String) -> String {
     let mut left: Vec<&str> = keys.to_vec();
     let mut members = Vec::new();
-    for _ in 0..rng.below(keys.len() + 1) {
-        let key = left.swap_remove(rng.below(left.len()));
-        members.push(alloc::format!("\"{key}\":{}", value(rng, key)));
+    for _ in 0..c.below(keys.len() + 1) {
+        let key = left.swap_remove(c.below(left.len()));
+        members.push(alloc::format!("\"{key}\":{}", value(c, key)));
     }
     alloc::format!("{{{}}}", members.join(","))
 }

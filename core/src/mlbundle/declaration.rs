@@ -68,14 +68,18 @@ fn contract_error(name: MemberName, e: &FieldError) -> Error {
 }
 
 /// The §8.2 and §8.3 rules checked on the decoded members through [`json::Cursor`], in the
-/// order they are stated: the reference the contract sinks are tested against (the unit
-/// test below, and the `mlbundle_contract` fuzz target, which builds with `--cfg fuzzing`).
+/// order they are stated: the reference the contract sinks are tested against, with the
+/// generators of members around them (the unit test below, and the `mlbundle_contract` fuzz
+/// target, which builds with `--cfg fuzzing`).
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod reference {
     use super::*;
     use crate::json::{Cursor, JsonType, Problem};
+    use crate::test_docs::{Choose, ODD, list};
     use alloc::collections::BTreeSet;
+    use alloc::string::String;
+    use alloc::vec::Vec;
 
     /// §8.2 checked on the decoded member, as the reader did before its contract sink.
     pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error> {
@@ -138,21 +142,9 @@ pub mod reference {
         }
         Ok(())
     }
-}
 
-#[cfg(test)]
-mod tests {
-    //! The contract sinks against [`super::reference`]: over documents generated around the
-    //! contract, both give the same outcome, error for error.
-
-    use super::*;
-    use crate::test_docs::{ODD, Rng, list};
-    use alloc::collections::BTreeSet;
-    use alloc::string::String;
-    use alloc::vec::Vec;
-
-    fn field(rng: &mut Rng) -> String {
-        if rng.below(12) == 0 {
+    fn field<C: Choose>(rng: &mut C) -> String {
+        if rng.one_in(12) {
             return String::from(rng.pick(&ODD));
         }
         let names = [
@@ -197,8 +189,10 @@ mod tests {
         alloc::format!("{{{body}}}")
     }
 
-    fn schema_doc(rng: &mut Rng) -> String {
-        if rng.below(20) == 0 {
+    /// A `schema.json` made around §8.2: lists of fields, names and dtypes right and
+    /// wrong, escaped names, unknown members and values of every type.
+    pub fn schema_doc<C: Choose>(rng: &mut C) -> String {
+        if rng.one_in(20) {
             return String::from(rng.pick(&ODD));
         }
         let keys = ["inputs", "outputs", "inputs", "outputs", "extra", "in\\u0070uts"];
@@ -209,7 +203,7 @@ mod tests {
             if !used.insert(key.replace("\\u0070", "p")) {
                 continue;
             }
-            let value = if rng.below(8) == 0 {
+            let value = if rng.one_in(8) {
                 String::from(rng.pick(&ODD))
             } else {
                 alloc::format!("[{}]", list(rng, 4, field))
@@ -219,17 +213,19 @@ mod tests {
         alloc::format!("{{{}}}", members.join(","))
     }
 
-    fn samples_doc(rng: &mut Rng) -> String {
-        if rng.below(20) == 0 {
+    /// A `samples.json` made around §8.3: rows of cells right and wrong, unknown members
+    /// and values of every type.
+    pub fn samples_doc<C: Choose>(rng: &mut C) -> String {
+        if rng.one_in(20) {
             return String::from(rng.pick(&ODD));
         }
         let cells = ["0", "\"s\"", "true", "null", "-2.5", "[]", "{}", "[1]", "{\"a\":1}"];
-        let row = |rng: &mut Rng| {
-            if rng.below(10) == 0 {
+        let row = |rng: &mut C| {
+            if rng.one_in(10) {
                 String::from(rng.pick(&ODD))
             } else {
                 let cells = list(rng, 3, |rng| {
-                    let c = if rng.below(4) == 0 { rng.pick(&cells) } else { "1" };
+                    let c = if rng.one_in(4) { rng.pick(&cells) } else { "1" };
                     String::from(c)
                 });
                 alloc::format!("[{cells}]")
@@ -243,7 +239,7 @@ mod tests {
             if !used.insert(key.replace("\\u006f", "o")) {
                 continue;
             }
-            let value = if rng.below(8) == 0 {
+            let value = if rng.one_in(8) {
                 String::from(rng.pick(&ODD))
             } else {
                 alloc::format!("[{}]", list(rng, 4, row))
@@ -252,6 +248,16 @@ mod tests {
         }
         alloc::format!("{{{}}}", members.join(","))
     }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The contract sinks against [`super::reference`]: over documents generated around the
+    //! contract, both give the same outcome, error for error.
+
+    use super::reference::{samples_doc, schema_doc};
+    use super::*;
+    use crate::test_docs::Rng;
 
     #[test]
     fn schema_and_samples_walks_agree_with_the_rules_on_the_decoded_value() {

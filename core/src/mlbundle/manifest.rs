@@ -364,7 +364,7 @@ mod tests {
     //! rules give the same outcome on both, error for error.
 
     use super::*;
-    use crate::test_docs::{ODD, Rng, list, object};
+    use crate::test_docs::{Choose, ODD, Rng, list, object};
 
     const HEX: &str = "\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"";
 

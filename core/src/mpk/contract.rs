@@ -193,7 +193,7 @@ mod tests {
     use super::*;
     use crate::mpk::pipeline::{Stage, parse_pipeline_json, parse_pipelines};
     use crate::mpk::registry::Registry;
-    use crate::test_docs::{ODD, Rng, list, object};
+    use crate::test_docs::{Choose, ODD, Rng, list, object};
     use alloc::format;
 
     fn value(rng: &mut Rng, options: &[&str]) -> String {

@@ -95,6 +95,20 @@ pub fn wrong_type(at: &Cursor<'_, '_>, expected: JsonType) -> FieldError {
     })
 }
 
+/// The rules both contracts start with: the root (`None` for a member with no token) is an
+/// object, and has no unknown member. Returns the root's stand-in.
+pub fn root_object(root: Option<Value>, name: &str, unknown: &Unknown) -> Result<Value, FieldError> {
+    let value = root.unwrap_or_else(|| shape(0, JsonType::Null));
+    let cursor = Cursor::root(&value, name);
+    if value.json_type() != JsonType::Object {
+        return Err(wrong_type(&cursor, JsonType::Object));
+    }
+    match unknown.error(&cursor) {
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
+}
+
 /// The first member of an object whose name is not known, as a stand-in with its name, for
 /// [`Cursor::only_members`]' error: the name is noted by [`Unknown::name`], its value's
 /// start by [`Unknown::value`].

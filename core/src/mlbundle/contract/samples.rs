@@ -3,7 +3,7 @@
 //! by (see the parent module): the sink keeps stand-ins for the root, for `rows` and for
 //! the first bad row and cell, whatever the number of rows.
 
-use super::{Contract, Unknown, container, scalar_type, shape, wrong_type};
+use super::{Contract, Unknown, container, root_object, scalar_type, shape, wrong_type};
 use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value};
 
 /// The root's name in paths.
@@ -176,14 +176,8 @@ impl Contract<'_> for Samples {
     /// The rules in their order: the root an object without unknown members, `rows`
     /// present and an array, then each row.
     fn finish(self) -> Result<(), FieldError> {
-        let root_value = self.root.unwrap_or_else(|| shape(0, JsonType::Null));
+        let root_value = root_object(self.root, ROOT, &self.unknown)?;
         let root = Cursor::root(&root_value, ROOT);
-        if root_value.json_type() != JsonType::Object {
-            return Err(wrong_type(&root, JsonType::Object));
-        }
-        if let Some(e) = self.unknown.error(&root) {
-            return Err(e);
-        }
         let Some(rows) = self.rows else {
             return Err(root.member(&root_value, "rows").error(Problem::Missing));
         };

@@ -4,7 +4,7 @@
 //! the parent module): the sink keeps stand-ins for the root, the list and the field it is
 //! in, and one 16-byte entry per field name for the uniqueness rule.
 
-use super::{Contract, Unknown, container, scalar_type, shape, wrong_type};
+use super::{Contract, Unknown, container, root_object, scalar_type, shape, wrong_type};
 use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value, string_value};
 use crate::mlbundle::declaration::DTYPES;
 use crate::onemodel::unique::{Key, first_repeat};
@@ -424,14 +424,8 @@ impl<'a> Contract<'a> for Schema<'a> {
     /// The rules in their order: the root an object without unknown members, `inputs`
     /// present, well-formed and not empty, then `outputs` if present.
     fn finish(self) -> Result<usize, FieldError> {
-        let root_value = self.root.unwrap_or_else(|| shape(0, JsonType::Null));
+        let root_value = root_object(self.root, ROOT, &self.unknown)?;
         let root = Cursor::root(&root_value, ROOT);
-        if root_value.json_type() != JsonType::Object {
-            return Err(wrong_type(&root, JsonType::Object));
-        }
-        if let Some(e) = self.unknown.error(&root) {
-            return Err(e);
-        }
         let Some(inputs) = self.inputs else {
             return Err(root.member(&root_value, "inputs").error(Problem::Missing));
         };
