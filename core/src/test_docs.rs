@@ -62,3 +62,25 @@ pub fn object<C: Choose>(c: &mut C, keys: &[&str], mut value: impl FnMut(&mut C,
     }
     alloc::format!("{{{}}}", members.join(","))
 }
+
+/// An object of up to `max - 1` members named from `keys`, which may hold escaped forms of
+/// one name (`plain` resolves them): a name already used, once resolved, is skipped, so the
+/// object stays one the parser accepts (`spec/json.md` §5). Each value is made by `value`.
+pub fn named_object<C: Choose>(
+    c: &mut C,
+    max: usize,
+    keys: &[&str],
+    plain: impl Fn(&str) -> String,
+    mut value: impl FnMut(&mut C) -> String,
+) -> String {
+    let mut used = alloc::collections::BTreeSet::new();
+    let mut members = Vec::new();
+    for _ in 0..c.below(max) {
+        let key = c.pick(keys);
+        if !used.insert(plain(key)) {
+            continue;
+        }
+        members.push(alloc::format!("\"{key}\":{}", value(c)));
+    }
+    alloc::format!("{{{}}}", members.join(","))
+}

@@ -76,10 +76,9 @@ fn contract_error(name: MemberName, e: &FieldError) -> Error {
 pub mod reference {
     use super::*;
     use crate::json::{Cursor, JsonType, Problem};
-    use crate::test_docs::{Choose, ODD, list};
+    use crate::test_docs::{Choose, ODD, list, named_object};
     use alloc::collections::BTreeSet;
     use alloc::string::String;
-    use alloc::vec::Vec;
 
     /// §8.2 checked on the decoded member, as the reader did before its contract sink.
     pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error> {
@@ -196,21 +195,19 @@ pub mod reference {
             return String::from(rng.pick(&ODD));
         }
         let keys = ["inputs", "outputs", "inputs", "outputs", "extra", "in\\u0070uts"];
-        let mut used = BTreeSet::new();
-        let mut members = Vec::new();
-        for _ in 0..rng.below(4) {
-            let key = rng.pick(&keys);
-            if !used.insert(key.replace("\\u0070", "p")) {
-                continue;
-            }
-            let value = if rng.one_in(8) {
-                String::from(rng.pick(&ODD))
-            } else {
-                alloc::format!("[{}]", list(rng, 4, field))
-            };
-            members.push(alloc::format!("\"{key}\":{value}"));
-        }
-        alloc::format!("{{{}}}", members.join(","))
+        named_object(
+            rng,
+            4,
+            &keys,
+            |k| k.replace("\\u0070", "p"),
+            |rng| {
+                if rng.one_in(8) {
+                    String::from(rng.pick(&ODD))
+                } else {
+                    alloc::format!("[{}]", list(rng, 4, field))
+                }
+            },
+        )
     }
 
     /// A `samples.json` made around §8.3: rows of cells right and wrong, unknown members
@@ -232,21 +229,19 @@ pub mod reference {
             }
         };
         let keys = ["rows", "rows", "rows", "other", "r\\u006fws"];
-        let mut used = BTreeSet::new();
-        let mut members = Vec::new();
-        for _ in 0..rng.below(3) {
-            let key = rng.pick(&keys);
-            if !used.insert(key.replace("\\u006f", "o")) {
-                continue;
-            }
-            let value = if rng.one_in(8) {
-                String::from(rng.pick(&ODD))
-            } else {
-                alloc::format!("[{}]", list(rng, 4, row))
-            };
-            members.push(alloc::format!("\"{key}\":{value}"));
-        }
-        alloc::format!("{{{}}}", members.join(","))
+        named_object(
+            rng,
+            3,
+            &keys,
+            |k| k.replace("\\u006f", "o"),
+            |rng| {
+                if rng.one_in(8) {
+                    String::from(rng.pick(&ODD))
+                } else {
+                    alloc::format!("[{}]", list(rng, 4, row))
+                }
+            },
+        )
     }
 }
 

@@ -177,7 +177,8 @@ const RECIPE: [(&str, Keep<'static>); 2] = [
     ("members", Keep::Items(usize::MAX, &Keep::Shape)),
 ];
 
-/// What §5.2–§5.7 read of the manifest.
+/// What §5.2–§5.7 read of the manifest: exactly its members (§5.2), which `typed` also
+/// takes from here.
 const ROOT: [(&str, Keep<'static>); 8] = [
     ("format", Keep::Shape),
     ("format_version", Keep::Shape),
@@ -255,16 +256,7 @@ fn identity(root: &Cursor<'_, '_>) -> Result<(), Error> {
 
 /// §5.2, §5.4–§5.6: the version-specific members.
 fn typed(root: &Cursor<'_, '_>) -> Result<Manifest, FieldError> {
-    root.only_members(&[
-        "format",
-        "format_version",
-        "writer_version",
-        "recipe",
-        "schema",
-        "structure",
-        "samples",
-        "integrity",
-    ])?;
+    root.only_members(&ROOT.map(|(name, _)| name))?;
     let wv = root.field("writer_version")?;
     let writer_version = wv.str()?;
     if !is_strict_version(writer_version) {
@@ -299,7 +291,7 @@ fn reference(c: &Cursor<'_, '_>, name: MemberName) -> Result<(), FieldError> {
 
 /// §5.5.
 fn recipe(c: &Cursor<'_, '_>) -> Result<Recipe, FieldError> {
-    c.only_members(&["kind", "members"])?;
+    c.only_members(&RECIPE.map(|(name, _)| name))?;
     let kind = c.field("kind")?;
     let members = c.field("members")?;
     let list = members.array()?;
@@ -332,7 +324,7 @@ fn integrity(c: &Cursor<'_, '_>) -> Result<BTreeMap<MemberName, IntegrityRecord>
         let member = MemberName::parse(name).filter(|n| *n != MemberName::Manifest);
         let member =
             member.ok_or_else(|| rec.error(Problem::Rule("integrity record for a name that is not a member")))?;
-        rec.only_members(&["sha256", "size"])?;
+        rec.only_members(&RECORD.map(|(name, _)| name))?;
         let sha = rec.field("sha256")?;
         let sha256 = parse_hex(sha.str()?).ok_or_else(|| sha.error(Problem::Rule("not 64 lowercase hex digits")))?;
         let size = rec.field("size")?.u64()?;

@@ -143,7 +143,7 @@ fn contract_stage(
     pipeline: &BTreeMap<&str, &str>,
 ) -> Result<ContractStage, MpkError> {
     let f = |e: FieldError| MpkError::from_field(&e, member);
-    s.only_members(&["name", "processor", "executable"]).map_err(f)?;
+    s.only_members(&STAGE.map(|(name, _)| name)).map_err(f)?;
     let name_c = s.field("name").map_err(f)?;
     let name = name_c.str().map_err(f)?;
     let proc_c = s.field("processor").map_err(f)?;
