@@ -2,10 +2,13 @@
 //! file of `hostile-corpus/deflate/` is a meaningful seed. Properties: never panics; never
 //! hands out more than the declared size; accepted output is exactly what a reference
 //! inflater produces and its CRC-32 is what the frame declares; feeding the stream in two
-//! pieces gives the same outcome and offset as the whole.
+//! pieces gives the same outcome and offset as the whole; and modelgate's decoder hands out
+//! the same bytes and ends with the same result as the miniz_oxide engine it replaced
+//! (`inflate::reference`), under an exact and an at-most bound, whole and cut.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use modelgate_core::inflate::reference::{run_engine, run_reference};
 use modelgate_core::inflate::{
     InflateError, InflateReason, Inflater, MAX_CHUNK, OutputBound, check_frame, frame::FRAME_HEADER_LEN, inflate_exact,
 };
@@ -54,7 +57,9 @@ fuzz_target!(|data: &[u8]| {
             if p.done {
                 Ok(p.consumed)
             } else {
-                engine.feed(b, false, |c| split_out.extend_from_slice(c)).map(|q| cut + q.consumed)
+                engine
+                    .feed(b, false, |c| split_out.extend_from_slice(c))
+                    .map(|q| cut + q.consumed)
             }
         })
         .and_then(|consumed| {
@@ -68,5 +73,17 @@ fuzz_target!(|data: &[u8]| {
         (Ok(_), Ok(_)) => assert_eq!(out, split_out),
         (Err(e1), Err(e2)) => assert_eq!(e1, e2, "splitting changed the error"),
         _ => panic!("splitting changed the outcome: {whole:?} vs {split:?}"),
+    }
+
+    // The decoder against the engine it replaced (spec/inflate.md §2.2-§2.8).
+    for bound in [OutputBound::Exact(declared), OutputBound::AtMost(declared)] {
+        for cuts in [&[][..], &[cut][..]] {
+            let ours = run_engine(stream, bound, cuts);
+            let theirs = run_reference(stream, bound, cuts);
+            assert_eq!(
+                ours, theirs,
+                "decoder and miniz engine differ under {bound:?}, cuts {cuts:?}"
+            );
+        }
     }
 });

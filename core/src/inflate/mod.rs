@@ -10,14 +10,19 @@
 //!   [`write_frame`] (§6).
 //! - [`error`]: [`InflateError`] and [`InflateReason`] (§2.8, §2.9).
 
+mod decoder;
 pub mod deflate;
 pub mod error;
 pub mod frame;
+mod huffman;
 pub mod member;
 pub mod raw;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod reference;
 
 pub use deflate::{DeflateError, Deflater, deflate};
 pub use error::{InflateError, InflateReason};
 pub use frame::{FrameError, check_frame, write_frame};
 pub use member::{inflate_exact, inflate_into, inflate_to_vec};
-pub use raw::{Inflater, MAX_CHUNK, OutputBound, Progress, RING_SIZE, Step};
+pub use raw::{Inflater, MAX_CHUNK, OutputBound, Progress, Step, WINDOW_SIZE};

@@ -1,24 +1,25 @@
 //! The push-style raw-deflate engine (`spec/inflate.md` §2).
 //!
-//! One [`Inflater`] drives miniz_oxide's core decompressor over a fixed 64 KiB ring.
-//! Callers hand in compressed bytes in pieces of any size and receive output chunks
-//! borrowed from the ring, each already fed to a [`ChunkDigest`] and each at most
-//! [`MAX_CHUNK`] bytes. Memory is the ring plus the decompressor state, whatever the
-//! input or output size (§2.7).
+//! One [`Inflater`] drives modelgate's block decoder (`inflate/decoder.rs`) over a
+//! fixed output window: deflate's 32 KiB of history followed by room for one 64 KiB
+//! chunk. Callers hand in compressed bytes in pieces of any size and receive output
+//! chunks borrowed from the window, each already fed to a [`ChunkDigest`] and each at
+//! most [`MAX_CHUNK`] bytes. When the window is full its last 32 KiB move to its start.
+//! Memory is the window plus the decoder state, whatever the input or output size
+//! (§2.7).
 
 use crate::digest::{ChunkDigest, Digests};
+use crate::inflate::decoder::{Decoder, MAX_DISTANCE, Outcome, Status};
 use crate::inflate::error::{InflateError, InflateReason};
 use alloc::boxed::Box;
 use alloc::vec;
-use miniz_oxide::inflate::TINFLStatus;
-use miniz_oxide::inflate::core::{DecompressorOxide, decompress_with_limit, inflate_flags};
-
-/// Size of the output ring: a power of two, twice deflate's 32 KiB window
-/// (`spec/inflate.md` §2.7).
-pub const RING_SIZE: usize = 1 << 16;
 
 /// Largest output chunk the engine hands out (`spec/inflate.md` §2.7).
-pub const MAX_CHUNK: usize = RING_SIZE;
+pub const MAX_CHUNK: usize = 1 << 16;
+
+/// Size of the output window: deflate's 32 KiB of history plus one chunk
+/// (`spec/inflate.md` §2.7).
+pub const WINDOW_SIZE: usize = MAX_DISTANCE + MAX_CHUNK;
 
 /// How much output a stream may produce (`spec/inflate.md` §2.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +41,7 @@ impl OutputBound {
     }
 
     /// The reason reported when the output passes [`OutputBound::limit`] (§2.5).
-    fn excess_reason(&self) -> InflateReason {
+    pub(crate) fn excess_reason(&self) -> InflateReason {
         match self {
             OutputBound::Exact(_) => InflateReason::TooLong,
             OutputBound::AtMost(_) => InflateReason::LimitExceeded,
@@ -95,10 +96,9 @@ enum Phase {
 /// (`spec/inflate.md` §2): checks block structure, distances, the output bound with
 /// one byte of lookahead, truncation and, at [`Inflater::finish`], the CRC-32.
 pub struct Inflater {
-    decomp: Box<DecompressorOxide>,
-    ring: Box<[u8]>,
-    ring_pos: usize,
-    first_lap: bool,
+    decoder: Box<Decoder>,
+    window: Box<[u8]>,
+    pos: usize,
     chunk_start: usize,
     chunk_len: usize,
     bound: OutputBound,
@@ -111,13 +111,12 @@ pub struct Inflater {
 impl Inflater {
     /// A decoder for one stream under `bound`, computing CRC-32 and, when `sha256`
     /// is set, SHA-256 over the output (`spec/inflate.md` §2.5, §2.6). Allocates the
-    /// ring and the decompressor state once; their size does not depend on input.
+    /// window and the decoder state once; their size does not depend on input.
     pub fn new(bound: OutputBound, sha256: bool) -> Self {
         Inflater {
-            decomp: Box::default(),
-            ring: vec![0u8; RING_SIZE].into_boxed_slice(),
-            ring_pos: 0,
-            first_lap: true,
+            decoder: Box::new(Decoder::new()),
+            window: vec![0u8; WINDOW_SIZE].into_boxed_slice(),
+            pos: 0,
             chunk_start: 0,
             chunk_len: 0,
             bound,
@@ -130,9 +129,8 @@ impl Inflater {
 
     /// Prepares the engine for a new stream, keeping its allocations (§2.7).
     pub fn reset(&mut self, bound: OutputBound, sha256: bool) {
-        self.decomp.init();
-        self.ring_pos = 0;
-        self.first_lap = true;
+        self.decoder.reset();
+        self.pos = 0;
         self.chunk_start = 0;
         self.chunk_len = 0;
         self.bound = bound;
@@ -216,7 +214,7 @@ impl Inflater {
     /// The chunk handed out by the last step that produced output (§2.7).
     pub fn last_output(&self) -> &[u8] {
         let end = self.chunk_start.saturating_add(self.chunk_len);
-        self.ring.get(self.chunk_start..end).unwrap_or_default()
+        self.window.get(self.chunk_start..end).unwrap_or_default()
     }
 
     /// Compressed bytes consumed so far (the offset errors are reported at, §2.8).
@@ -248,45 +246,64 @@ impl Inflater {
             Phase::Ended | Phase::Finished(_) => return Ok((0, Event::Done)),
         }
         self.chunk_len = 0;
+        self.slide();
         let remaining = self.bound.limit().saturating_sub(self.produced);
-        let (status, used, written) = if remaining > 0 {
-            // spec/inflate.md §2.5: below the bound, never write past it.
-            let room = usize::try_from(remaining).unwrap_or(usize::MAX);
-            let out_max = room.min(RING_SIZE.saturating_sub(self.ring_pos));
-            self.decompress(input, more_input, out_max)
-        } else {
-            self.decompress_at_bound(input, more_input)
-        };
-        self.consumed = self.consumed.saturating_add(to_u64(used));
-        let no_progress = written == 0 && (used < input.len() || status == TINFLStatus::HasMoreOutput);
-        match self.settle(status, written, no_progress) {
-            Ok(event) => Ok((used, event)),
-            Err(reason) => Err(self.fail(reason)),
+        // spec/inflate.md §2.5: below the bound, never write past it; at the bound,
+        // room for the one lookahead byte.
+        let room = usize::try_from(remaining).unwrap_or(usize::MAX).max(1);
+        let out_end = self
+            .pos
+            .saturating_add(room.min(MAX_CHUNK).min(WINDOW_SIZE.saturating_sub(self.pos)));
+        let outcome = self
+            .decoder
+            .decompress(input, more_input, &mut self.window, self.pos, out_end);
+        self.consumed = self.consumed.saturating_add(to_u64(outcome.used));
+        match self.settle(&outcome, input.len()) {
+            Ok(event) => Ok((outcome.used, event)),
+            Err((reason, offset)) => Err(self.fail_with(InflateError::new(reason, offset))),
         }
     }
 
-    /// Applies the rules of §2 to the outcome of one decompressor call.
-    fn settle(&mut self, status: TINFLStatus, written: usize, no_progress: bool) -> Result<Event, InflateReason> {
-        let produced = self.produced.saturating_add(to_u64(written));
-        // spec/inflate.md §2.5: the lookahead byte is caught before it is handed out.
-        if produced > self.bound.limit() {
-            return Err(self.bound.excess_reason());
+    /// Once the window is full, keeps its last 32 KiB as history at its start (§2.7).
+    /// Called before decoding, when the last chunk has been handed out.
+    fn slide(&mut self) {
+        if self.pos < WINDOW_SIZE {
+            return;
         }
-        let ended = match status_outcome(status) {
-            Ok(ended) => ended,
-            Err(reason) => return self.fail_after(reason, written, produced),
+        let from = self.pos.saturating_sub(MAX_DISTANCE);
+        self.window.copy_within(from..self.pos, 0);
+        self.pos = MAX_DISTANCE;
+    }
+
+    /// Applies the rules of §2 to the outcome of one decoder call; an error comes with
+    /// its offset (§2.8).
+    fn settle(&mut self, outcome: &Outcome, given: usize) -> Result<Event, (InflateReason, u64)> {
+        let written = outcome.written;
+        let produced = self.produced.saturating_add(to_u64(written));
+        // spec/inflate.md §2.5: the lookahead byte is caught before it is handed out;
+        // the offset is the end of the code that produced it (§2.8).
+        if produced > self.bound.limit() {
+            return Err((self.bound.excess_reason(), outcome.position));
+        }
+        let ended = match outcome.status {
+            Status::Done => true,
+            Status::NeedsInput | Status::OutputFull => false,
+            // spec/inflate.md §2.4: the input ended inside the stream.
+            Status::Truncated => return self.fail_after(InflateReason::Truncated, self.consumed, written, produced),
+            // spec/inflate.md §2.2: invalid data.
+            Status::Corrupt => return self.fail_after(InflateReason::Corrupt, outcome.position, written, produced),
         };
         if ended {
             // spec/inflate.md §2.5: an exact size must be reached when the stream ends.
             if let OutputBound::Exact(n) = self.bound
                 && produced < n
             {
-                return self.fail_after(InflateReason::TooShort, written, produced);
+                return self.fail_after(InflateReason::TooShort, outcome.position, written, produced);
             }
             self.phase = Phase::Ended;
-        } else if no_progress {
-            // Defensive: miniz_oxide always makes progress here; never spin.
-            return Err(InflateReason::Corrupt);
+        } else if written == 0 && outcome.used < given {
+            // Defensive: the decoder always makes progress when it has room; never spin.
+            return Err((InflateReason::Corrupt, outcome.position));
         }
         if written == 0 {
             return Ok(if ended { Event::Done } else { Event::NeedInput });
@@ -298,81 +315,35 @@ impl Inflater {
     /// Fails with `reason` once the `written` bytes of this call are handed out
     /// (`spec/inflate.md` §2.8): output written in the call that found the error reaches
     /// the caller first and the error comes with the next call, so what a caller sees
-    /// before an error does not depend on how the input was split. This holds for a
-    /// decompressor failure (§2.2, §2.4) and for a stream that ends short of its exact
-    /// size (§2.5) alike.
-    fn fail_after(&mut self, reason: InflateReason, written: usize, produced: u64) -> Result<Event, InflateReason> {
+    /// before an error does not depend on how the input was split. This holds for
+    /// invalid data (§2.2) and for a stream that ends short of its exact size (§2.5)
+    /// alike.
+    fn fail_after(
+        &mut self,
+        reason: InflateReason,
+        offset: u64,
+        written: usize,
+        produced: u64,
+    ) -> Result<Event, (InflateReason, u64)> {
         if written == 0 {
-            return Err(reason);
+            return Err((reason, offset));
         }
         self.emit(written, produced);
-        self.phase = Phase::FailNext(InflateError::new(reason, self.consumed));
+        self.phase = Phase::FailNext(InflateError::new(reason, offset));
         Ok(Event::Output)
     }
 
-    /// Records the chunk just written at `ring_pos`, digests it and moves the ring on.
+    /// Records the chunk just written at `pos`, digests it and moves on.
     fn emit(&mut self, written: usize, produced: u64) {
-        self.chunk_start = self.ring_pos;
+        self.chunk_start = self.pos;
         self.chunk_len = written;
-        let end = self.ring_pos.saturating_add(written);
-        if let Some(chunk) = self.ring.get(self.ring_pos..end) {
+        let end = self.pos.saturating_add(written);
+        if let Some(chunk) = self.window.get(self.pos..end) {
             // spec/inflate.md §2.6: every chunk is digested before it is handed out.
             self.digest.update(chunk);
         }
         self.produced = produced;
-        self.ring_pos = end;
-        if self.ring_pos >= RING_SIZE {
-            self.ring_pos = 0;
-            self.first_lap = false;
-        }
-    }
-
-    /// One decompressor call writing at most `out_max` bytes at `ring_pos` (§2.7).
-    fn decompress(&mut self, input: &[u8], more_input: bool, out_max: usize) -> (TINFLStatus, usize, usize) {
-        let flags = self.flags(more_input);
-        decompress_with_limit(&mut self.decomp, input, &mut self.ring, self.ring_pos, out_max, flags)
-    }
-
-    /// Decoding once the output has reached the bound exactly (§2.5): the stream may
-    /// still end, but any further byte is an error. The decompressor gets room for
-    /// one output byte (the lookahead byte); it first runs on the bits it already
-    /// holds, then on one new input byte per call. miniz_oxide may read a byte before
-    /// writing output it could already produce, so this order makes the offset of an
-    /// excess byte the shortest prefix of the stream that produces it, however the
-    /// caller split the input (§2.8).
-    fn decompress_at_bound(&mut self, input: &[u8], more_input: bool) -> (TINFLStatus, usize, usize) {
-        let held = self.decompress(&[], more_input || !input.is_empty(), 1);
-        if held.0 != TINFLStatus::NeedsMoreInput || held.2 > 0 || input.is_empty() {
-            return held;
-        }
-        let mut used = 0usize;
-        loop {
-            let rest = input.get(used..).unwrap_or_default();
-            let byte = rest.get(..1).unwrap_or_default();
-            let more = more_input || rest.len() > 1;
-            let (status, n, written) = self.decompress(byte, more, 1);
-            used = used.saturating_add(n);
-            let next_byte = status == TINFLStatus::NeedsMoreInput && n > 0 && rest.len() > 1;
-            if written > 0 || !next_byte {
-                return (status, used, written);
-            }
-        }
-    }
-
-    /// Decompressor flags for the next call.
-    fn flags(&self, more_input: bool) -> u32 {
-        let mut flags = 0;
-        if more_input {
-            flags |= inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
-        }
-        if self.first_lap {
-            // spec/inflate.md §2.2: until the ring has filled once, decode in
-            // non-wrapping mode so that the decompressor itself rejects any distance
-            // reaching before the first output byte (in wrapping mode it would read
-            // stale ring bytes instead).
-            flags |= inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-        }
-        flags
+        self.pos = end;
     }
 
     /// Makes `reason` sticky at the current offset and returns the error.
@@ -395,19 +366,6 @@ impl core::fmt::Debug for Inflater {
             .field("consumed", &self.consumed)
             .field("phase", &self.phase)
             .finish_non_exhaustive()
-    }
-}
-
-/// Maps a decompressor status to "stream ended" (true), "keep going" (false) or a
-/// failure reason (§2.2, §2.4).
-fn status_outcome(status: TINFLStatus) -> Result<bool, InflateReason> {
-    match status {
-        TINFLStatus::Done => Ok(true),
-        TINFLStatus::NeedsMoreInput | TINFLStatus::HasMoreOutput => Ok(false),
-        // spec/inflate.md §2.4: the input ended inside the stream.
-        TINFLStatus::FailedCannotMakeProgress => Err(InflateReason::Truncated),
-        // spec/inflate.md §2.2: anything else is invalid data.
-        _ => Err(InflateReason::Corrupt),
     }
 }
 
