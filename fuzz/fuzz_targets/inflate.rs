@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::inflate::reference::{run_engine, run_reference};
+use modelgate_core::inflate::reference::{agrees, run_engine, run_reference};
 use modelgate_core::inflate::{
     InflateError, InflateReason, Inflater, MAX_CHUNK, OutputBound, check_frame, frame::FRAME_HEADER_LEN, inflate_exact,
 };

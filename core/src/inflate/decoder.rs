@@ -7,10 +7,11 @@
 //! yet (at most one dynamic block header) is kept in a small stash, so a call that
 //! needs more input has consumed all of it.
 //!
-//! Speed comes from a fast loop that runs while at least 16 input bytes and 266
+//! Speed comes from a fast loop that runs while at least 16 input bytes and 272
 //! output bytes of room remain: a 64-bit bit buffer refilled by one 8-byte load, one
-//! table lookup per symbol (two for the rare codes over 11 bits), two literals per
-//! refill, and matches copied 8 bytes at a time (the room covers the overrun).
+//! table lookup per code (two for the rare codes over 12 bits) made as soon as the
+//! previous code is consumed, up to three literal entries (each one or two literals)
+//! per refill, and matches copied 8 bytes at a time (the room covers the overrun).
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -31,9 +32,10 @@ const FAST_INPUT: usize = 16;
 /// each, each written as two bytes, then a match whose 8-byte copy may run 7 bytes
 /// past its end.
 const FAST_OUTPUT: usize = 6 + MAX_MATCH + 8;
-/// Largest input a step must see whole: a dynamic block header (3 + 14 bits, 19
-/// three-bit lengths, then at most 316 code-length codes of 7 bits with 7 extra bits)
-/// rounded up, plus the bit buffer.
+/// Stash size. The longest step is a dynamic block header: 3 + 14 bits, 19 three-bit
+/// lengths, then at most 316 code-length codes of 7 bits with 7 extra bits, 4,498
+/// bits or 563 bytes. A starved step is kept from its first byte, so the stash holds
+/// less than that, and stash plus new input (up to this size) always completes it.
 const STASH: usize = 1024;
 
 /// What stopped a [`Decoder::decompress`] call.
@@ -171,6 +173,10 @@ pub(crate) struct Decoder {
     stash_len: usize,
     /// Stream bytes consumed before the current call's input.
     base: u64,
+    /// Set when the end-of-block rule of §2.2 failed, the one rule the miniz_oxide
+    /// oracle does not apply (`inflate::reference`).
+    #[cfg(any(test, fuzzing))]
+    pub(crate) no_end_code: bool,
 }
 
 impl Decoder {
@@ -189,6 +195,8 @@ impl Decoder {
             stash: [0; STASH],
             stash_len: 0,
             base: 0,
+            #[cfg(any(test, fuzzing))]
+            no_end_code: false,
         }
     }
 
@@ -202,6 +210,10 @@ impl Decoder {
         self.copy_dist = 0;
         self.stash_len = 0;
         self.base = 0;
+        #[cfg(any(test, fuzzing))]
+        {
+            self.no_end_code = false;
+        }
     }
 
     /// Decodes `input` into `out[out_pos..out_end]`; `out[..out_pos]` is the history
@@ -341,6 +353,14 @@ impl Decoder {
     fn run(&mut self, bits: &mut Bits<'_>, out: &mut [u8], op: &mut usize, out_end: usize) -> Stop {
         loop {
             if self.copy_len > 0 && !self.pending_copy(out, op, out_end) {
+                return Stop::OutputFull;
+            }
+            if self.block == Block::Done {
+                return Stop::Done;
+            }
+            // spec/inflate.md §2.8: stop as soon as the output is full, so that after a
+            // byte past a bound no further input (a block header) is read.
+            if *op >= out_end {
                 return Stop::OutputFull;
             }
             let stop = match self.block {
@@ -514,6 +534,15 @@ impl Decoder {
         read_lengths(bits, &cl_table, lens.get_mut(..hlit + hdist).unwrap_or_default())?;
         let (lit_lens, dist_lens) = lens.split_at(hlit);
         let dist_lens = dist_lens.get(..hdist).unwrap_or_default();
+        // spec/inflate.md §2.2: a block whose code cannot end it (symbol 256 has no
+        // code) is rejected at its header, as zlib does.
+        if lit_lens.get(256) == Some(&0) {
+            #[cfg(any(test, fuzzing))]
+            {
+                self.no_end_code = true;
+            }
+            return Err(Stop::Corrupt);
+        }
         self.fixed_loaded = false;
         // spec/inflate.md §2.2: over-subscribed or (beyond one code) incomplete codes.
         if !huffman::build(&mut self.litlen, LITLEN_ROOT, lit_lens, Alphabet::LitLen)
@@ -877,13 +906,30 @@ fn copy_bytes(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 
 #[cfg(test)]
 mod tests {
-    use crate::inflate::reference::{case, run_engine, run_reference};
+    use crate::inflate::reference::{agrees, case, run_engine, run_reference};
+    use crate::inflate::{InflateReason, OutputBound};
     use crate::test_docs::Rng;
 
     /// spec/inflate.md §2.2–§2.8: on generated streams, valid and damaged, under every
     /// kind of bound and cut into pieces at random, the engine hands out the same bytes
     /// and ends with the same result (reason and offset) as the miniz_oxide engine it
     /// replaced.
+    /// spec/inflate.md §2.8: a byte past the bound that ends a stored block is reported
+    /// at that byte, not after the next block header (found by the `inflate` fuzz target).
+    #[test]
+    fn too_long_offset_is_the_stored_byte_that_passed_the_bound() {
+        // A non-final stored block of five bytes, then bytes that read as a bad header.
+        let stream = [
+            0x00, 0x05, 0x00, 0xfa, 0xff, 1, 0, 2, 5, 0, 0x68, 0x65, 0x6c, 0x6c, 0x6f,
+        ];
+        for cuts in [&[][..], &[3][..], &[9][..], &[10][..]] {
+            let ours = run_engine(&stream, OutputBound::Exact(4), cuts);
+            let e = ours.result.unwrap_err();
+            assert_eq!((e.reason, e.offset), (InflateReason::TooLong, 10));
+            assert!(agrees(&ours, &run_reference(&stream, OutputBound::Exact(4), cuts)));
+        }
+    }
+
     #[test]
     fn engine_matches_the_miniz_engine_on_generated_streams() {
         let mut rng = Rng(0x1951);
@@ -891,7 +937,7 @@ mod tests {
             let c = case(&mut rng);
             let ours = run_engine(&c.stream, c.bound, &c.cuts);
             let theirs = run_reference(&c.stream, c.bound, &c.cuts);
-            if ours != theirs {
+            if !agrees(&ours, &theirs) {
                 let same = ours
                     .output
                     .iter()

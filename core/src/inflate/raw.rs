@@ -232,6 +232,13 @@ impl Inflater {
         self.bound
     }
 
+    /// True when decoding failed on the end-of-block rule of §2.2, which the miniz_oxide
+    /// oracle does not apply (tests and fuzzing only).
+    #[cfg(any(test, fuzzing))]
+    pub(crate) fn failed_on_missing_end_code(&self) -> bool {
+        self.decoder.no_end_code
+    }
+
     /// True once the final block was decoded and the size rules held (§2.3, §2.5).
     pub fn is_done(&self) -> bool {
         matches!(self.phase, Phase::Ended | Phase::Finished(_))

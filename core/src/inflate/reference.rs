@@ -335,6 +335,21 @@ pub struct Run {
     pub output: alloc::vec::Vec<u8>,
     pub consumed: Option<usize>,
     pub result: Result<u32, InflateError>,
+    /// The engine failed on the end-of-block rule of `spec/inflate.md` §2.2.
+    pub no_end_code: bool,
+}
+
+/// Whether modelgate's run `ours` agrees with the oracle's run `theirs` of the same
+/// stream: identical, except where `ours` applied the end-of-block rule (§2.2) that
+/// miniz_oxide lacks. There `ours` must be `Corrupt`, the oracle must reject the stream
+/// too (later; it never accepts one), and what `ours` handed out must begin what the
+/// oracle handed out.
+pub fn agrees(ours: &Run, theirs: &Run) -> bool {
+    if !ours.no_end_code {
+        return ours == theirs;
+    }
+    let corrupt = matches!(ours.result, Err(e) if e.reason == InflateReason::Corrupt);
+    corrupt && theirs.result.is_err() && theirs.output.starts_with(&ours.output)
 }
 
 /// Cuts `stream` into pieces at the sorted positions `cuts`.
@@ -351,6 +366,9 @@ fn pieces<'s>(stream: &'s [u8], cuts: &[usize]) -> alloc::vec::Vec<&'s [u8]> {
 
 /// The two engines, as [`drive`] uses them.
 trait Engine {
+    fn no_end_code(&self) -> bool {
+        false
+    }
     fn feed_piece(
         &mut self,
         piece: &[u8],
@@ -361,6 +379,9 @@ trait Engine {
 }
 
 impl Engine for crate::inflate::Inflater {
+    fn no_end_code(&self) -> bool {
+        self.failed_on_missing_end_code()
+    }
     fn feed_piece(
         &mut self,
         piece: &[u8],
@@ -410,6 +431,7 @@ fn drive<E: Engine>(engine: &mut E, parts: &[&[u8]]) -> Run {
                     output,
                     consumed: None,
                     result: Err(e),
+                    no_end_code: engine.no_end_code(),
                 };
             }
             Ok(p) => {
@@ -420,6 +442,7 @@ fn drive<E: Engine>(engine: &mut E, parts: &[&[u8]]) -> Run {
                         output,
                         consumed: Some(consumed),
                         result,
+                        no_end_code: engine.no_end_code(),
                     };
                 }
             }
@@ -430,6 +453,7 @@ fn drive<E: Engine>(engine: &mut E, parts: &[&[u8]]) -> Run {
         output,
         consumed: None,
         result,
+        no_end_code: engine.no_end_code(),
     }
 }
 

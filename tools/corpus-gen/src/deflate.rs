@@ -640,6 +640,15 @@ cases! {
         lit.push(1);
         bad_dynamic(257, 1, &cl4(), 19, &plain(&lit))
     } => Reject(R::Corrupt, H + LENGTHS_258_END);
+    // Symbol 256 has no code, so the block could never end (zlib: "invalid code --
+    // missing end-of-block"): rejected once the code lengths are read.
+    litlen_code_without_end_of_block: {
+        let mut lit = vec![0u8; 257];
+        lit[usize::from(b'a')] = 1;
+        lit[usize::from(b'b')] = 1;
+        lit.push(1);
+        bad_dynamic(257, 1, &cl4(), 19, &plain(&lit))
+    } => Reject(R::Corrupt, H + LENGTHS_258_END);
     distance_code_one_symbol_two_bits: {
         let mut lit = vec![0u8; 257];
         lit[usize::from(b'a')] = 1;
