@@ -80,9 +80,9 @@ fuzz_target!(|data: &[u8]| {
         for cuts in [&[][..], &[cut][..]] {
             let ours = run_engine(stream, bound, cuts);
             let theirs = run_reference(stream, bound, cuts);
-            assert_eq!(
-                ours, theirs,
-                "decoder and miniz engine differ under {bound:?}, cuts {cuts:?}"
+            assert!(
+                agrees(&ours, &theirs),
+                "decoder and miniz engine differ under {bound:?}, cuts {cuts:?}: {ours:?} vs {theirs:?}"
             );
         }
     }

@@ -16,6 +16,8 @@
 use alloc::boxed::Box;
 use alloc::vec;
 
+use crate::inflate::raw::WINDOW_SIZE;
+
 use crate::inflate::huffman::{
     self, Alphabet, BASE, CODELEN_ENOUGH, CODELEN_ROOT, DIST_ENOUGH, DIST_ROOT, END, EXTRA_SHIFT, INVALID, KIND_MASK,
     LEN_MASK, LITERAL, LITLEN_ENOUGH, LITLEN_ROOT, PAIR, SUBTABLE,
@@ -24,6 +26,10 @@ use crate::inflate::huffman::{
 /// The farthest a distance may reach back (RFC 1951 §3.2.5): the history a caller
 /// must keep before `out_pos`.
 pub(crate) const MAX_DISTANCE: usize = 32 * 1024;
+/// Where the distance table starts in the decoder's one table allocation.
+const DIST_AT: usize = LITLEN_ENOUGH;
+/// Entries of both tables.
+const TABLES: usize = LITLEN_ENOUGH + DIST_ENOUGH;
 /// Longest match.
 const MAX_MATCH: usize = 258;
 /// Input the fast loop needs before one iteration (a refill reads 8 bytes).
@@ -160,8 +166,8 @@ struct Mark {
 
 /// Resumable raw-deflate decoder; see the module documentation.
 pub(crate) struct Decoder {
-    litlen: Box<[u32]>,
-    dist: Box<[u32]>,
+    /// The literal/length table, then the distance table at [`DIST_AT`].
+    tables: Box<[u32]>,
     block: Block,
     last: bool,
     fixed_loaded: bool,
@@ -183,8 +189,7 @@ impl Decoder {
     /// A decoder at the start of a stream.
     pub(crate) fn new() -> Self {
         Decoder {
-            litlen: vec![0; LITLEN_ENOUGH].into_boxed_slice(),
-            dist: vec![0; DIST_ENOUGH].into_boxed_slice(),
+            tables: vec![0; TABLES].into_boxed_slice(),
             block: Block::Header,
             last: false,
             fixed_loaded: false,
@@ -493,8 +498,9 @@ impl Decoder {
             return;
         }
         let lens = huffman::fixed_litlen();
-        let ok = huffman::build(&mut self.litlen, LITLEN_ROOT, &lens, Alphabet::LitLen)
-            && huffman::build(&mut self.dist, DIST_ROOT, &[5u8; 32], Alphabet::Dist);
+        let (litlen, dist) = self.tables.split_at_mut(DIST_AT.min(TABLES));
+        let ok = huffman::build(litlen, LITLEN_ROOT, &lens, Alphabet::LitLen)
+            && huffman::build(dist, DIST_ROOT, &[5u8; 32], Alphabet::Dist);
         self.fixed_loaded = ok;
     }
 
@@ -545,8 +551,9 @@ impl Decoder {
         }
         self.fixed_loaded = false;
         // spec/inflate.md §2.2: over-subscribed or (beyond one code) incomplete codes.
-        if !huffman::build(&mut self.litlen, LITLEN_ROOT, lit_lens, Alphabet::LitLen)
-            || !huffman::build(&mut self.dist, DIST_ROOT, dist_lens, Alphabet::Dist)
+        let (litlen, dist) = self.tables.split_at_mut(DIST_AT.min(TABLES));
+        if !huffman::build(litlen, LITLEN_ROOT, lit_lens, Alphabet::LitLen)
+            || !huffman::build(dist, DIST_ROOT, dist_lens, Alphabet::Dist)
         {
             return Err(Stop::Corrupt);
         }
@@ -575,9 +582,9 @@ impl Decoder {
         let mut bb = bits.buf;
         let mut bc = bits.count;
         // Fixed-size views, so the masked root lookups need no bounds checks.
-        let (Ok(litlen), Ok(dists)) = (
-            <&[u32; LITLEN_ENOUGH]>::try_from(self.litlen.as_ref()),
-            <&[u32; DIST_ENOUGH]>::try_from(self.dist.as_ref()),
+        let (Ok(tables), Ok(out)) = (
+            <&[u32; TABLES]>::try_from(self.tables.as_ref()),
+            <&mut [u8; WINDOW_SIZE]>::try_from(out),
         ) else {
             return None;
         };
@@ -589,18 +596,18 @@ impl Decoder {
                 break None;
             }
             refill(src, &mut ip, &mut bb, &mut bc);
-            let mut e = lookup(litlen, bb, LITLEN_ROOT);
+            let mut e = lookup(tables, 0, bb, LITLEN_ROOT);
             if e & KIND_MASK == LITERAL {
                 // Up to three literal entries per refill: 3 x 15 bits <= 56.
                 bb = bb.wrapping_shr(e);
                 bc -= e & LEN_MASK;
-                let next = lookup(litlen, bb, LITLEN_ROOT);
+                let next = lookup(tables, 0, bb, LITLEN_ROOT);
                 pos += put(out, pos, e);
                 e = next;
                 if e & KIND_MASK == LITERAL {
                     bb = bb.wrapping_shr(e);
                     bc -= e & LEN_MASK;
-                    let next = lookup(litlen, bb, LITLEN_ROOT);
+                    let next = lookup(tables, 0, bb, LITLEN_ROOT);
                     pos += put(out, pos, e);
                     e = next;
                     if e & KIND_MASK == LITERAL {
@@ -627,7 +634,7 @@ impl Decoder {
             let len = value(e) + low_bits(bb, x);
             bb >>= x;
             bc -= x;
-            let d = lookup(dists, bb, DIST_ROOT);
+            let d = lookup(tables, DIST_AT, bb, DIST_ROOT);
             bb = bb.wrapping_shr(d);
             bc -= d & LEN_MASK;
             if d & KIND_MASK != BASE {
@@ -667,7 +674,7 @@ impl Decoder {
             return Some(Stop::OutputFull);
         }
         let mark = mark(bits);
-        let Some(e) = slow_lookup(bits, &self.litlen, LITLEN_ROOT) else {
+        let Some(e) = slow_lookup(bits, &self.tables, 0, LITLEN_ROOT) else {
             restore(bits, mark);
             return Some(Stop::Starved);
         };
@@ -694,7 +701,7 @@ impl Decoder {
             return Some(Stop::Starved);
         }
         let len = (e >> 16) as usize + extra(bits, e) as usize;
-        let Some(d) = slow_lookup(bits, &self.dist, DIST_ROOT) else {
+        let Some(d) = slow_lookup(bits, &self.tables, DIST_AT, DIST_ROOT) else {
             restore(bits, mark);
             return Some(Stop::Starved);
         };
@@ -792,22 +799,23 @@ fn single(e: u32) -> u32 {
     }
 }
 
-/// The entry for the next code: root lookup, then the second level if any.
+/// The entry for the next code in the table at `at` of `tables`: root lookup, then
+/// the second level if any (subtable starts are relative to the table).
 #[inline(always)]
-fn lookup(table: &[u32], buf: u64, root: u32) -> u32 {
-    let e = table.get(low_bits(buf, root)).copied().unwrap_or(INVALID | 1);
+fn lookup(tables: &[u32], at: usize, buf: u64, root: u32) -> u32 {
+    let e = tables.get(at + low_bits(buf, root)).copied().unwrap_or(INVALID | 1);
     if e & KIND_MASK != SUBTABLE {
         return e;
     }
     let sub = low_bits(buf >> root, (e >> EXTRA_SHIFT) & 0x1F);
-    table.get((e >> 16) as usize + sub).copied().unwrap_or(INVALID | 1)
+    tables.get(at + value(e) + sub).copied().unwrap_or(INVALID | 1)
 }
 
 /// [`lookup`] that first loads what input remains; None when the code's bits are not
 /// all there yet.
-fn slow_lookup(bits: &mut Bits<'_>, table: &[u32], root: u32) -> Option<u32> {
+fn slow_lookup(bits: &mut Bits<'_>, tables: &[u32], at: usize, root: u32) -> Option<u32> {
     bits.fill();
-    let e = single(lookup(table, bits.buf, root));
+    let e = single(lookup(tables, at, bits.buf, root));
     // Bits past `count` are zero; a code is decoded right once all its bits are held.
     (bits.count >= e & LEN_MASK).then_some(e)
 }
@@ -825,7 +833,7 @@ fn extra(bits: &mut Bits<'_>, e: u32) -> u32 {
 fn read_lengths(bits: &mut Bits<'_>, table: &[u32], lens: &mut [u8]) -> Result<(), Stop> {
     let mut i = 0usize;
     while i < lens.len() {
-        let Some(e) = slow_lookup(bits, table, CODELEN_ROOT) else {
+        let Some(e) = slow_lookup(bits, table, 0, CODELEN_ROOT) else {
             return Err(Stop::Starved);
         };
         bits.consume(e & LEN_MASK);
