@@ -902,13 +902,29 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     }
 }
 
-/// Copies a match byte by byte (exactly `len` bytes).
+/// Copies a match of exactly `len` bytes from `dist` back at `pos`. The bytes from
+/// the source to `pos` repeat with period `dist`, so each step copies, from the
+/// source, as many bytes as have been written since it (a whole number of periods):
+/// `dist`, then twice that, and so on; each step's ranges do not overlap.
 fn copy_bytes(out: &mut [u8], pos: usize, dist: usize, len: usize) {
-    for i in pos..pos + len {
-        let b = out.get(i.wrapping_sub(dist)).copied().unwrap_or(0);
-        if let Some(o) = out.get_mut(i) {
-            *o = b;
+    let Some(src) = pos.checked_sub(dist) else {
+        return;
+    };
+    if dist == 1 {
+        let b = out.get(src).copied().unwrap_or(0);
+        if let Some(run) = out.get_mut(pos..pos + len) {
+            run.fill(b);
         }
+        return;
+    }
+    let mut done = 0usize;
+    while done < len {
+        let n = (dist + done).min(len - done);
+        if src + n > out.len() || pos + done + n > out.len() {
+            return;
+        }
+        out.copy_within(src..src + n, pos + done);
+        done += n;
     }
 }
 
