@@ -48,7 +48,7 @@ enum Phase {
 /// Push-style gzip decoder (`spec/inflate.md` §5): validates every member's header
 /// (§5.1 to §5.4), deflate stream (§5.5) and trailer (§5.6), allows concatenated
 /// members (§5.7) and trailing zero padding (§5.8), and bounds the total output by
-/// the caller's limit (§5.11). Memory is the inflate engine's ring plus fixed state.
+/// the caller's limit (§5.11). Memory is the inflate engine's window plus fixed state.
 #[derive(Debug)]
 pub struct GzipDecoder {
     inflater: Inflater,

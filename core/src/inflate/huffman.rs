@@ -32,11 +32,13 @@ pub(crate) const LITLEN_ROOT: u32 = 12;
 pub(crate) const DIST_ROOT: u32 = 8;
 /// Root bits of the code-length table (its codes are at most 7 bits long).
 pub(crate) const CODELEN_ROOT: u32 = 7;
-/// Entries a literal/length table can need: 2^11 root entries plus the largest total
-/// of second-level tables any 288-symbol code of at most 15 bits can need (zlib's
-/// `enough 288 11 15`).
-pub(crate) const LITLEN_ENOUGH: usize = 6400;
-/// The same for a 32-symbol distance code with an 8-bit root (`enough 32 8 15`).
+/// Entries a literal/length table can need: 2^12 root entries plus its second-level
+/// tables. Each of those holds at least one of the at most 288 codes longer than 12
+/// bits and has at most 2^(15 - 12) entries, so together at most 288 × 8 (a safe
+/// bound; zlib's `enough` program gives the exact one).
+pub(crate) const LITLEN_ENOUGH: usize = (1 << LITLEN_ROOT) + 288 * 8;
+/// The same for a distance code of at most 32 symbols with an 8-bit root: zlib's
+/// `enough 32 8 15`.
 pub(crate) const DIST_ENOUGH: usize = 402;
 /// A 7-bit code-length table has no second level.
 pub(crate) const CODELEN_ENOUGH: usize = 1 << CODELEN_ROOT;

@@ -33,7 +33,7 @@ pub fn inflate_exact<F: FnMut(&[u8])>(
 }
 
 /// Like [`inflate_exact`] with the declared size `out.len()`, writing the output into
-/// the caller's buffer (`spec/inflate.md` §3.2). Memory: `out` plus the engine's ring.
+/// the caller's buffer (`spec/inflate.md` §3.2). Memory: `out` plus the engine's window.
 /// On error the contents of `out` are unspecified.
 pub fn inflate_into(
     input: &[u8],

@@ -1,7 +1,7 @@
 //! Bounded raw-deflate (RFC 1951) decoding and the deterministic deflate writer
 //! (`spec/inflate.md`).
 //!
-//! - [`raw`]: the one decoding engine, [`Inflater`]: push-style, 64 KiB ring, output
+//! - [`raw`]: the one decoding engine, [`Inflater`]: push-style, 96 KiB window, output
 //!   bound with one byte of lookahead, CRC-32 (and optional SHA-256) per chunk (§2).
 //! - [`member`]: whole-slice helpers for a stream with a declared exact size, as ZIP
 //!   members carry it: [`inflate_exact`], [`inflate_into`], [`inflate_to_vec`] (§3).

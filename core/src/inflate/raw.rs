@@ -85,14 +85,14 @@ pub(crate) enum Event {
 enum Phase {
     Running,
     Ended,
-    /// The decompressor failed after writing output: that output is handed out first,
+    /// The decoder failed after writing output: that output is handed out first,
     /// the failure on the next call (§2.8).
     FailNext(InflateError),
     Failed(InflateError),
     Finished(Digests),
 }
 
-/// Bounded, push-style raw deflate (RFC 1951) decoder over a 64 KiB ring
+/// Bounded, push-style raw deflate (RFC 1951) decoder over a 96 KiB output window
 /// (`spec/inflate.md` §2): checks block structure, distances, the output bound with
 /// one byte of lookahead, truncation and, at [`Inflater::finish`], the CRC-32.
 pub struct Inflater {
