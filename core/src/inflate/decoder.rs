@@ -221,8 +221,10 @@ impl Decoder {
         }
     }
 
-    /// Decodes `input` into `out[out_pos..out_end]`; `out[..out_pos]` is the history
-    /// at most `out_end` is written (`out_end <= out.len()`). See [`Status`].
+    /// Decodes `input` into `out[out_pos..out_end]`. `out[..out_pos]` is the history;
+    /// nothing at or past `out_end` is handed out (`out_end` is capped at `out.len()`).
+    /// The fast loop runs only when `out` is the engine's window of
+    /// [`WINDOW_SIZE`](crate::inflate::WINDOW_SIZE) bytes. See [`Status`].
     pub(crate) fn decompress(
         &mut self,
         input: &[u8],
@@ -286,8 +288,9 @@ impl Decoder {
                 self.keep(rest, &bits);
                 return starved(input.len(), written, more, self.base);
             }
-            // A step is shorter than STASH - old, so it starved past the old stash
-            // bytes: go on from the caller's input.
+            // The step kept in the stash is at most 563 bytes and `joined` holds
+            // STASH, so that step completed and a later one starved, past the old
+            // stash bytes: go on from the caller's input.
             let from = bits.pos.saturating_sub(old);
             self.buf = bits.buf;
             self.count = bits.count;
