@@ -3,8 +3,6 @@
 //! and fuzzing only, as the oracle the decoder is held to: the same output, reasons and
 //! offsets for every stream (§2.8), except where `spec/inflate.md` §2.2 says otherwise.
 
-#![allow(missing_docs, clippy::missing_docs_in_private_items)]
-
 use crate::digest::{ChunkDigest, Digests};
 use crate::inflate::error::{InflateError, InflateReason};
 use crate::inflate::raw::{Event, OutputBound, Progress, to_u64};
@@ -167,7 +165,7 @@ impl MinizInflater {
         matches!(self.phase, Phase::Ended | Phase::Finished(_))
     }
 
-    /// [`MinizInflater::step`] without the borrow of the chunk.
+    /// One decompressor call and the rules of §2 applied to its outcome.
     pub(crate) fn advance(&mut self, input: &[u8], more_input: bool) -> Result<(usize, Event), InflateError> {
         match self.phase {
             Phase::Running => {}
@@ -332,8 +330,11 @@ fn status_outcome(status: TINFLStatus) -> Result<bool, InflateReason> {
 /// the stream ended (if it did), and the final result (the CRC-32, or the error).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Run {
+    /// Every byte handed out, in order.
     pub output: alloc::vec::Vec<u8>,
+    /// Input consumed when the stream ended; `None` if it did not end.
     pub consumed: Option<usize>,
+    /// The output's CRC-32, or the error.
     pub result: Result<u32, InflateError>,
     /// The engine failed on the end-of-block rule of `spec/inflate.md` §2.2.
     pub no_end_code: bool,
@@ -460,8 +461,11 @@ fn drive<E: Engine>(engine: &mut E, parts: &[&[u8]]) -> Run {
 /// One generated case: a stream, a bound and the cuts it is fed with.
 #[derive(Debug)]
 pub struct Case {
+    /// The deflate stream.
     pub stream: alloc::vec::Vec<u8>,
+    /// The bound it is decoded under.
     pub bound: OutputBound,
+    /// Sorted positions where the input is cut into pieces.
     pub cuts: alloc::vec::Vec<usize>,
 }
 
