@@ -199,9 +199,7 @@ fn fill(table: &mut [u32], root: u32, lens: &[u8], count: &[u32; 16], alphabet: 
     let mut code = 0u32;
     let mut len = 0u32;
     for &symbol in sorted {
-        let l = u32::from(lens.get(usize::from(symbol)).copied().unwrap_or(0));
-        code <<= l - len;
-        len = l;
+        len = next_length(lens, symbol, len, &mut code);
         let rev = reverse(code, len);
         if len <= root {
             if !double_to(table, &mut size, 1 << len) {
@@ -220,6 +218,16 @@ fn fill(table: &mut [u32], root: u32, lens: &[u8], count: &[u32; 16], alphabet: 
         return true;
     }
     second_level(table, root, lens, sorted, count, alphabet)
+}
+
+/// Steps the canonical code to `symbol`, the next in canonical order after a code of
+/// `len` bits: shifts `code` left by the growth in length (RFC 1951 §3.2.2; the caller
+/// adds one after each code). Returns the symbol's code length.
+#[inline(always)]
+fn next_length(lens: &[u8], symbol: u16, len: u32, code: &mut u32) -> u32 {
+    let l = u32::from(lens.get(usize::from(symbol)).copied().unwrap_or(0));
+    *code <<= l.saturating_sub(len);
+    l
 }
 
 /// Doubles the filled start of `table` until it is `want` entries long.
@@ -250,9 +258,7 @@ fn second_level(
     let mut code = 0u32;
     let mut len = 0u32;
     for &symbol in sorted {
-        let l = u32::from(lens.get(usize::from(symbol)).copied().unwrap_or(0));
-        code <<= l - len;
-        len = l;
+        len = next_length(lens, symbol, len, &mut code);
         let this = code;
         code += 1;
         if len <= root {

@@ -379,36 +379,33 @@ trait Engine {
     fn crc(&mut self) -> Result<u32, InflateError>;
 }
 
-impl Engine for crate::inflate::Inflater {
-    fn no_end_code(&self) -> bool {
-        self.failed_on_missing_end_code()
-    }
-    fn feed_piece(
-        &mut self,
-        piece: &[u8],
-        more: bool,
-        output: &mut alloc::vec::Vec<u8>,
-    ) -> Result<Progress, InflateError> {
-        self.feed(piece, more, |c| output.extend_from_slice(c))
-    }
-    fn crc(&mut self) -> Result<u32, InflateError> {
-        self.finish(None).map(|d| d.crc32)
-    }
+/// The same `feed` and `finish` on either engine.
+macro_rules! engine {
+    ($engine:ty $(, $no_end_code:expr)?) => {
+        impl Engine for $engine {
+            $(fn no_end_code(&self) -> bool {
+                $no_end_code(self)
+            })?
+            fn feed_piece(
+                &mut self,
+                piece: &[u8],
+                more: bool,
+                output: &mut alloc::vec::Vec<u8>,
+            ) -> Result<Progress, InflateError> {
+                self.feed(piece, more, |c| output.extend_from_slice(c))
+            }
+            fn crc(&mut self) -> Result<u32, InflateError> {
+                self.finish(None).map(|d| d.crc32)
+            }
+        }
+    };
 }
 
-impl Engine for MinizInflater {
-    fn feed_piece(
-        &mut self,
-        piece: &[u8],
-        more: bool,
-        output: &mut alloc::vec::Vec<u8>,
-    ) -> Result<Progress, InflateError> {
-        self.feed(piece, more, |c| output.extend_from_slice(c))
-    }
-    fn crc(&mut self) -> Result<u32, InflateError> {
-        self.finish(None).map(|d| d.crc32)
-    }
-}
+engine!(
+    crate::inflate::Inflater,
+    crate::inflate::Inflater::failed_on_missing_end_code
+);
+engine!(MinizInflater);
 
 /// Decodes `stream`, cut at `cuts`, under `bound` with modelgate's engine.
 pub fn run_engine(stream: &[u8], bound: OutputBound, cuts: &[usize]) -> Run {
