@@ -363,16 +363,11 @@ impl Decoder {
             if self.copy_len > 0 && !self.pending_copy(out, op, out_end) {
                 return Stop::OutputFull;
             }
-            if self.block == Block::Done {
-                return Stop::Done;
-            }
-            // spec/inflate.md §2.8: stop as soon as the output is full, so that after a
-            // byte past a bound no further input (a block header) is read.
-            if *op >= out_end {
-                return Stop::OutputFull;
-            }
             let stop = match self.block {
                 Block::Done => return Stop::Done,
+                // spec/inflate.md §2.8: stop as soon as the output is full, so that after
+                // a byte past a bound no further input (a block header) is read.
+                _ if *op >= out_end => return Stop::OutputFull,
                 Block::Header => self.header(bits),
                 Block::Stored(left) => self.stored(bits, left, out, op, out_end),
                 Block::Huffman => self.huffman(bits, out, op, out_end),
@@ -386,7 +381,7 @@ impl Decoder {
     /// Finishes a match cut short by the output end; false while it is still cut.
     fn pending_copy(&mut self, out: &mut [u8], op: &mut usize, out_end: usize) -> bool {
         let n = self.copy_len.min(out_end.saturating_sub(*op));
-        copy_bytes(out, *op, self.copy_dist, n);
+        copy_exact(out, *op, self.copy_dist, n);
         *op += n;
         self.copy_len -= n;
         self.copy_len == 0
@@ -895,13 +890,8 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
             s += 8;
             d += 8;
         }
-    } else if dist == 1 {
-        let b = out.get(src).copied().unwrap_or(0);
-        if let Some(run) = out.get_mut(pos..pos + len) {
-            run.fill(b);
-        }
     } else {
-        copy_bytes(out, pos, dist, len);
+        copy_exact(out, pos, dist, len);
     }
 }
 
@@ -909,7 +899,7 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 /// the source to `pos` repeat with period `dist`, so each step copies, from the
 /// source, as many bytes as have been written since it (a whole number of periods):
 /// `dist`, then twice that, and so on; each step's ranges do not overlap.
-fn copy_bytes(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     let Some(src) = pos.checked_sub(dist) else {
         return;
     };

@@ -69,21 +69,7 @@ impl MinizInflater {
         }
     }
 
-    /// Prepares the engine for a new stream, keeping its allocations (§2.7).
-    pub fn reset(&mut self, bound: OutputBound, sha256: bool) {
-        self.decomp.init();
-        self.ring_pos = 0;
-        self.first_lap = true;
-        self.chunk_start = 0;
-        self.chunk_len = 0;
-        self.bound = bound;
-        self.produced = 0;
-        self.consumed = 0;
-        self.digest = new_digest(sha256);
-        self.phase = Phase::Running;
-    }
-
-    /// Runs [`MinizInflater::step`] over all of `input`, handing every chunk to `sink`,
+    /// Runs the engine over all of `input`, handing every chunk to `sink`,
     /// until the input is used up or the stream ends (`spec/inflate.md` §2).
     pub fn feed<F: FnMut(&[u8])>(
         &mut self,
@@ -143,26 +129,6 @@ impl MinizInflater {
     pub fn last_output(&self) -> &[u8] {
         let end = self.chunk_start.saturating_add(self.chunk_len);
         self.ring.get(self.chunk_start..end).unwrap_or_default()
-    }
-
-    /// Compressed bytes consumed so far (the offset errors are reported at, §2.8).
-    pub fn consumed(&self) -> u64 {
-        self.consumed
-    }
-
-    /// Output bytes handed out so far; never more than the bound (§2.5).
-    pub fn produced(&self) -> u64 {
-        self.produced
-    }
-
-    /// The bound this stream is decoded under (§2.5).
-    pub fn bound(&self) -> OutputBound {
-        self.bound
-    }
-
-    /// True once the final block was decoded and the size rules held (§2.3, §2.5).
-    pub fn is_done(&self) -> bool {
-        matches!(self.phase, Phase::Ended | Phase::Finished(_))
     }
 
     /// One decompressor call and the rules of §2 applied to its outcome.
