@@ -2,11 +2,15 @@
 //! with its taxonomy key and has a location; feeding in pieces changes nothing. Three
 //! shapes reach every layer: raw bytes as the `.tar.gz`, raw bytes as the tar (gzipped
 //! here), and raw bytes as `pipeline_sequence.json` (or the contract) in an otherwise
-//! valid package.
+//! valid package. JSON input is also read as `pipeline_sequence.json` on its own: the
+//! token walk (`read_pipelines`) must give the verdict the rules give on the whole value
+//! (`pipeline::reference`), error for error, under several stage limits.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::gzip::write_gzip;
+use modelgate_core::json;
+use modelgate_core::mpk::pipeline::{read_pipelines, reference};
 use modelgate_core::mpk::{Failure, MpkError, MpkLimits, MpkReader, Package, Registry, check_tar_gz};
 use modelgate_core::tar::{Discard, FileMeta, Flavor, TarWriter};
 
@@ -46,7 +50,27 @@ fn pieced(bytes: &[u8], piece: usize) -> Result<Package, MpkError> {
     r.finish()
 }
 
+/// The walk against the oracle on `data` as the pipeline document.
+fn walk_matches_the_value_rules(data: &[u8]) {
+    let limits = json::Limits {
+        max_bytes: 16 << 20,
+        max_depth: 64,
+    };
+    let whole = json::parse(data, limits);
+    for max_stages in [1, 3, 1024] {
+        let walked = read_pipelines(data, limits, [1, 2], &Registry::DEFAULT, max_stages);
+        let want = match &whole {
+            Ok(v) => Ok(reference::parse_pipelines(v, &Registry::DEFAULT, max_stages)),
+            Err(e) => Err(*e),
+        };
+        assert_eq!(walked, want, "under {max_stages} stages");
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    if data.first() == Some(&b'{') {
+        walk_matches_the_value_rules(data);
+    }
     // The input's own shape picks how it is used: a gzip file as it is (corpus seeds), JSON
     // as the pipeline or the contract of an otherwise valid package, anything else as the
     // tar inside a gzip member.

@@ -13,6 +13,7 @@
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::{self, Node, Value};
 use modelgate_core::mlbundle::{self, ArchiveLimits, MemberName, Recipe, read_container, write_container};
+use modelgate_core::mpk::pipeline::read_pipelines;
 use modelgate_core::mpk::{MpkLimits, Registry, check_tar_gz};
 use modelgate_core::mvb::{Manifest, MvbLimits, covers};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
@@ -229,5 +230,62 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         peak < schema.len() + 48 * fields,
         "read peak {peak} for a {}-byte schema of {fields} fields",
         schema.len()
+    );
+
+    // spec/mpk.md §3.3.1: the pipeline's rules run over its tokens, one pipeline at a time.
+    // Rejected, 60,000 pipelines (7.4 MB of text) or one stage of 2 M dependencies (8 MB;
+    // built as a value, as before the walk, some 95 bytes per dependency) hold one
+    // pipeline's stages and nothing per dependency; accepted, each dependency costs its
+    // 8-byte `Dependency` (and the list's growth).
+    let stage = |name: &str, processor: &str, kernel: &str, deps: &str| {
+        format!(
+            r#"{{"sequence_id":1,"name":"{name}","pluginId":"p","configPath":"c.json","processor":"{processor}","kernel":"{kernel}","dependencies":[{deps}]}}"#
+        )
+    };
+    let one = format!(
+        r#"{{"sequence":[{}]}}"#,
+        stage("a", "MLA", "mla_inference", r#""decoder""#)
+    );
+    let bad = format!(r#"{{"sequence":[{}]}}"#, stage("a", "MLA", "cast", r#""decoder""#));
+    let text = format!(r#"{{"pipelines":[{}{bad}]}}"#, format!("{one},").repeat(60_000));
+    let read = |text: &str| {
+        let limits = json::Limits {
+            max_bytes: 64 << 20,
+            max_depth: 64,
+        };
+        read_pipelines(text.as_bytes(), limits, KEY, &Registry::DEFAULT, 1024)
+    };
+    let (verdict, peak) = common::peak_of(|| read(&text));
+    let e = verdict.unwrap().unwrap_err();
+    assert_eq!(
+        e.location.path.as_deref(),
+        Some("pipeline_sequence.pipelines[60000].sequence[0].kernel"),
+        "{e:?}"
+    );
+    assert!(peak < (64 << 10), "pipeline peak {peak} for {} bytes", text.len());
+    let deps = r#""a","#.repeat(2_000_000);
+    let two = |last: &str| {
+        format!(
+            r#"{{"pipelines":[{{"sequence":[{},{}]}}]}}"#,
+            stage("a", "MLA", "mla_inference", r#""decoder""#),
+            stage("b", "A65", "pass_through", &format!("{deps}{last}"))
+        )
+    };
+    let text = two(r#""b""#);
+    let (verdict, peak) = common::peak_of(|| read(&text));
+    let e = verdict.unwrap().unwrap_err();
+    assert_eq!(
+        e.location.path.as_deref(),
+        Some("pipeline_sequence.pipelines[0].sequence[1].dependencies[2000000]"),
+        "{e:?}"
+    );
+    assert!(peak < (64 << 10), "pipeline peak {peak} for {} bytes", text.len());
+    let text = two(r#""decoder""#);
+    let (verdict, peak) = common::peak_of(|| read(&text));
+    let pipelines = verdict.unwrap().unwrap();
+    assert_eq!(pipelines[0].stages[1].dependencies.len(), 2_000_001);
+    assert!(
+        peak < 3 * 8 * 2_000_001 + (64 << 10),
+        "pipeline peak {peak} for 2 M dependencies"
     );
 }

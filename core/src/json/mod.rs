@@ -31,7 +31,7 @@ pub use text::Text;
 pub use tokenizer::{DEFAULT_HASH_KEY, Event, MAX_INPUT, Parser, Str, Token};
 pub(crate) use tokenizer::{Sink, string_value};
 pub use utf8::is_ijson_text;
-pub use value::{JsonType, Member, Node, Value, build};
+pub use value::{JsonType, Member, Node, Value, build, container, scalar_type, shape};
 pub use writer::{Writer, to_canonical, write_string};
 
 /// Size and nesting limits (`spec/json.md` §6). Each format sets its own.

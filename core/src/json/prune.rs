@@ -112,7 +112,7 @@ impl<'a, 's> Sink<'a> for Pruner<'s> {
         self.pending.start(at, self.name.take(), object);
     }
 
-    fn close(&mut self) {
+    fn close(&mut self, _: usize) {
         if self.skip > 0 {
             self.skip -= 1;
             return;

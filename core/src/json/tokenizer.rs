@@ -109,8 +109,8 @@ pub struct Event<'a> {
 pub(crate) trait Sink<'a> {
     /// `{` (`object`) or `[` at `at`.
     fn open(&mut self, at: usize, object: bool);
-    /// The `}` or `]` of the innermost open container.
-    fn close(&mut self);
+    /// The `}` or `]` at `at` that closes the innermost open container.
+    fn close(&mut self, at: usize);
     /// A member name whose opening quote is at `at`; its value follows.
     fn name(&mut self, at: usize, name: Str<'a>);
     /// A string, number or literal value at `at` (never a container token nor a name).
@@ -122,7 +122,7 @@ pub(crate) trait Sink<'a> {
         match event.token {
             Token::StartObject => self.open(event.offset, true),
             Token::StartArray => self.open(event.offset, false),
-            Token::EndObject | Token::EndArray => self.close(),
+            Token::EndObject | Token::EndArray => self.close(event.offset),
             Token::Name(name) => self.name(event.offset, name),
             token => self.scalar(event.offset, token),
         }
@@ -133,7 +133,7 @@ impl<'a> Sink<'a> for () {
     #[inline(always)]
     fn open(&mut self, _: usize, _: bool) {}
     #[inline(always)]
-    fn close(&mut self) {}
+    fn close(&mut self, _: usize) {}
     #[inline(always)]
     fn name(&mut self, _: usize, _: Str<'a>) {}
     #[inline(always)]
@@ -339,7 +339,7 @@ impl<'a> Parser<'a> {
                     }
                     self.names.close();
                     self.close();
-                    sink.close();
+                    sink.close(at);
                     pos = at + 1;
                 }
                 Some(b'[') => {
@@ -351,7 +351,7 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                     self.close();
-                    sink.close();
+                    sink.close(at);
                     pos = at + 1;
                 }
                 _ => {
@@ -372,7 +372,7 @@ impl<'a> Parser<'a> {
                         }
                         Some(b']') => {
                             self.close();
-                            sink.close();
+                            sink.close(at);
                             pos = at + 1;
                         }
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
@@ -388,7 +388,7 @@ impl<'a> Parser<'a> {
                         Some(b'}') => {
                             self.names.close();
                             self.close();
-                            sink.close();
+                            sink.close(at);
                             pos = at + 1;
                         }
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
@@ -903,8 +903,8 @@ mod tests {
         fn open(&mut self, at: usize, object: bool) {
             self.0.push(alloc::format!("open {at} {object}"));
         }
-        fn close(&mut self) {
-            self.0.push(String::from("close"));
+        fn close(&mut self, at: usize) {
+            self.0.push(alloc::format!("close {at}"));
         }
         fn name(&mut self, at: usize, name: Str<'a>) {
             self.0.push(alloc::format!("name {at} {}", name.value()));

@@ -287,7 +287,7 @@ impl<'a> Sink<'a> for Builder {
     }
 
     #[inline(always)]
-    fn close(&mut self) {
+    fn close(&mut self, _: usize) {
         if let Some((container, its_name)) = self.pending.finish() {
             self.name = its_name;
             self.attach(container);
@@ -317,6 +317,38 @@ pub(super) fn scalar_node(token: Token<'_>, texts: &mut Texts) -> Node {
         // Sinks never get a container token or a name as a scalar; listed so that a new
         // token kind has to be placed here.
         Token::StartObject | Token::EndObject | Token::StartArray | Token::EndArray | Token::Name(_) => Node::Null,
+    }
+}
+
+/// A stand-in for a value: its offset and type, with no content (an empty container, an
+/// empty string, zero). A [`super::Cursor`] on it makes the errors that the rules make about type
+/// and position, which is all they ask of a value they reject.
+pub fn shape(at: usize, json_type: JsonType) -> Value {
+    let node = match json_type {
+        JsonType::Object => Node::Object(Vec::new()),
+        JsonType::Array => Node::Array(Vec::new()),
+        JsonType::String => Node::String(Text::new("")),
+        JsonType::Number => Node::Number(Number::from_u64(0)),
+        JsonType::Bool => Node::Bool(false),
+        JsonType::Null => Node::Null,
+    };
+    Value { offset: at, node }
+}
+
+/// The type of a container that opens.
+pub fn container(object: bool) -> JsonType {
+    if object { JsonType::Object } else { JsonType::Array }
+}
+
+/// The type of a scalar token.
+pub fn scalar_type(token: &Token<'_>) -> JsonType {
+    match token {
+        Token::String(_) => JsonType::String,
+        Token::Number(_) => JsonType::Number,
+        Token::Bool(_) => JsonType::Bool,
+        Token::StartObject => JsonType::Object,
+        Token::StartArray => JsonType::Array,
+        Token::Null | Token::EndObject | Token::EndArray | Token::Name(_) => JsonType::Null,
     }
 }
 

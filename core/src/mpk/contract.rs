@@ -186,12 +186,14 @@ fn contract_stage(
 
 #[cfg(test)]
 mod tests {
-    //! The kept documents (`parse_contract_json`, `parse_pipeline_json`) against the whole
-    //! ones: over documents generated around §3.4, §3.5 and §3.7, the rules give the same
-    //! outcome on both, error for error, for several stage limits.
+    //! Over documents generated around §3.4, §3.5 and §3.7, for several stage limits: the
+    //! kept contract (`parse_contract_json`) against the whole one, and the pipeline walk
+    //! (`read_pipelines`) against the rules on the whole value (`pipeline::reference`),
+    //! error for error.
 
     use super::*;
-    use crate::mpk::pipeline::{Stage, parse_pipeline_json, parse_pipelines};
+    use crate::mpk::pipeline::reference::{parse_pipeline_json, parse_pipelines};
+    use crate::mpk::pipeline::{Stage, read_pipelines};
     use crate::mpk::registry::Registry;
     use crate::test_docs::{Choose, ODD, Rng, list, object};
     use alloc::format;
@@ -227,7 +229,7 @@ mod tests {
             r#"{{"sequence_id":{},"name":{},"pluginId":"p","configPath":"c.json","processor":"EV74","kernel":"cast","dependencies":[{}],"x":[[1]]}}"#,
             rng.pick(&["0", "1", "2"]),
             rng.pick(&["\"a\"", "\"b\"", "\"c\""]),
-            list(rng, 2, |rng| String::from(rng.pick(&["\"decoder\"", "\"a\"", "\"b\""])))
+            list(rng, 3, |rng| value(rng, &["\"decoder\"", "\"a\"", "\"b\""]))
         )
     }
 
@@ -353,11 +355,16 @@ mod tests {
         for _ in 0..20_000 {
             for max_stages in [1, 2, 3, 1024] {
                 let doc = pipeline_doc(&mut rng);
-                if let Ok(whole) = json::parse(doc.as_bytes(), limits) {
-                    let kept = parse_pipeline_json(doc.as_bytes(), limits, key, max_stages).unwrap();
-                    let want = parse_pipelines(&whole, &Registry::DEFAULT, max_stages);
-                    assert_eq!(parse_pipelines(&kept, &Registry::DEFAULT, max_stages), want, "{doc}");
-                    if want.is_ok() { pipelines_ok += 1 } else { rejected += 1 }
+                let walked = read_pipelines(doc.as_bytes(), limits, key, &Registry::DEFAULT, max_stages);
+                match json::parse(doc.as_bytes(), limits) {
+                    Ok(whole) => {
+                        let kept = parse_pipeline_json(doc.as_bytes(), limits, key, max_stages).unwrap();
+                        let want = parse_pipelines(&whole, &Registry::DEFAULT, max_stages);
+                        assert_eq!(parse_pipelines(&kept, &Registry::DEFAULT, max_stages), want, "{doc}");
+                        assert_eq!(walked, Ok(want.clone()), "{doc} under {max_stages}");
+                        if want.is_ok() { pipelines_ok += 1 } else { rejected += 1 }
+                    }
+                    Err(e) => assert_eq!(walked, Err(e), "{doc}"),
                 }
                 let doc = contract_doc(&mut rng);
                 if let Ok(whole) = json::parse(doc.as_bytes(), limits) {

@@ -5,7 +5,7 @@ use super::classify::{Class, classify, is_contract_name};
 use super::contract::{Contract, parse_contract, parse_contract_json, search_order};
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
-use super::pipeline::{PIPELINE_FILE, Pipeline, parse_pipeline_json, parse_pipelines};
+use super::pipeline::{PIPELINE_FILE, Pipeline, read_pipelines};
 use super::registry::Registry;
 use crate::Location;
 use crate::archive_path::{PathLimits, PathReason, PathSet, SetError, normalize};
@@ -74,6 +74,8 @@ pub struct PackageCheck {
     entries: u64,
     files: Vec<PackageFile>,
     docs: BTreeMap<String, Value>,
+    /// The verdict on `pipeline_sequence.json` (§3.4, §3.5), reported when the package ends.
+    pipelines: Option<Result<Vec<Pipeline>, MpkError>>,
     current: Option<Current>,
     hash_key: [u64; 2],
 }
@@ -89,6 +91,7 @@ impl PackageCheck {
             entries: 0,
             files: Vec::new(),
             docs: BTreeMap::new(),
+            pipelines: None,
             current: None,
             hash_key,
         }
@@ -235,18 +238,18 @@ impl PackageCheck {
                 max_depth: self.limits.max_json_depth,
             };
             let err = |e: json::Error| json_error(&e, &cur.path);
-            // §3.3.1: every JSON file is checked; only the contract and the pipeline, whose
-            // rules read them, are built into values, and only the parts those rules read
-            // (a value costs some 60 bytes per element at its peak, a check nothing beyond
-            // the buffered bytes).
+            // §3.3.1: every JSON file is checked. Only the contract, whose rules read it, is
+            // built into a value, and only the parts those rules read (a value costs some 60
+            // bytes per element at its peak); the pipeline's rules run over its tokens, one
+            // pipeline at a time, and the pipelines are built only if they all pass.
             let max_stages = self.limits.max_stages;
             let root = !cur.path.contains('/');
             if root && is_contract_name(&cur.path) {
                 let doc = parse_contract_json(&buf, limits, self.hash_key, max_stages).map_err(err)?;
                 self.docs.insert(cur.path, doc);
             } else if root && cur.path == PIPELINE_FILE {
-                let doc = parse_pipeline_json(&buf, limits, self.hash_key, max_stages).map_err(err)?;
-                self.docs.insert(cur.path, doc);
+                let verdict = read_pipelines(&buf, limits, self.hash_key, &self.registry, max_stages).map_err(err)?;
+                self.pipelines = Some(verdict);
             } else {
                 json::validate_keyed(&buf, limits, self.hash_key).map_err(err)?;
             }
@@ -255,7 +258,7 @@ impl PackageCheck {
     }
 
     /// The archive ended: required content, pipeline and contract (§3.3, §3.4, §3.7).
-    pub fn finish(self) -> Result<Package, MpkError> {
+    pub fn finish(mut self) -> Result<Package, MpkError> {
         let none = Location::NONE;
         // §3.3: exactly one contract at the package root.
         let mut contracts = self.docs.keys().filter(|k| !k.contains('/') && is_contract_name(k));
@@ -274,7 +277,7 @@ impl PackageCheck {
                 loc,
             ));
         }
-        let Some(pipeline_doc) = self.docs.get(PIPELINE_FILE) else {
+        let Some(verdict) = self.pipelines.take() else {
             return Err(MpkError::new(
                 MpkKind::SchemaError,
                 "package has no pipeline_sequence.json",
@@ -292,7 +295,7 @@ impl PackageCheck {
                 none,
             ));
         }
-        let pipelines = parse_pipelines(pipeline_doc, &self.registry, self.limits.max_stages)?;
+        let pipelines = verdict?;
         self.check_configs(&pipelines)?;
         let first = pipelines.first().cloned().unwrap_or_default();
         let contract_doc = self.docs.get(&contract_path).ok_or_else(|| {

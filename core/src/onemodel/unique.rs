@@ -25,14 +25,18 @@ pub(crate) struct Key<'m> {
 impl<'m> Key<'m> {
     /// The key of `name`.
     pub fn new(name: &'m str) -> Self {
-        let mut head = [0u8; 8];
-        for (d, s) in head.iter_mut().zip(name.as_bytes()) {
-            *d = *s;
-        }
-        Key {
-            head: u64::from_be_bytes(head),
-            name,
-        }
+        let bytes = name.as_bytes();
+        // Built in a register, not in a byte array read back as a word: eight one-byte
+        // stores cannot be forwarded to that load, which then waits for them.
+        let head = match bytes.first_chunk::<8>() {
+            Some(word) => u64::from_be_bytes(*word),
+            None => {
+                let packed = bytes.iter().fold(0u64, |h, &b| (h << 8) | u64::from(b));
+                let pad = u32::try_from(8usize.saturating_sub(bytes.len()) * 8).unwrap_or(0);
+                packed.checked_shl(pad).unwrap_or(0)
+            }
+        };
+        Key { head, name }
     }
 
     /// The name's first eight bytes, zero-padded, as a big-endian integer.

@@ -65,7 +65,8 @@ fn inspect_text(p: &Package) -> String {
             let deps = if st.dependencies.is_empty() {
                 "-".to_string()
             } else {
-                st.dependencies.join(", ")
+                let names: Vec<&str> = st.dependencies.iter().map(|&d| pl.dependency_name(d)).collect();
+                names.join(", ")
             };
             let _ = writeln!(
                 s,
@@ -120,8 +121,8 @@ fn inspect_json(p: &Package) -> String {
             w.begin_object();
             w.name("configPath").string(&st.config_path);
             w.name("dependencies").begin_array();
-            for d in &st.dependencies {
-                w.string(d);
+            for &d in &st.dependencies {
+                w.string(pl.dependency_name(d));
             }
             w.end_array();
             w.name("kernel").string(&st.kernel);

@@ -368,6 +368,16 @@ fn many_stages() -> Vec<u8> {
     with_pipeline(&st)
 }
 
+/// §3.5.2 fails at the last of 50,001 dependencies: every stage is checked, then the order,
+/// over the pipeline's tokens (§3.3.1), which hold nothing per dependency (built as a value,
+/// as before the walk, some 95 bytes each). Kept small for the fuzzers that start from the
+/// corpus; `std-io/tests/json_memory.rs` measures 2 M.
+fn many_dependencies() -> Vec<u8> {
+    let mut deps = vec!["pre"; 50_000];
+    deps.push("post");
+    with_stage(1, stage(2, "mla_0", "MLA", "mla_inference", &deps))
+}
+
 fn deep_json(depth: usize) -> String {
     "[".repeat(depth) + &"]".repeat(depth)
 }
@@ -585,6 +595,7 @@ mpk_cases! {
     json_too_large: base_then(&raw_entry(b'0', b"huge.json", 17 << 20, b"")) => Reject(SL, "larger than max_json_bytes");
     too_many_entries: many_entries() => Reject(SL, "more entries than max_entries");
     too_many_stages: many_stages() => Reject(SL, "more stages than max_stages");
+    dependency_after_50000_dependencies: many_dependencies() => Reject(SE, "sequence[1].dependencies[50000]");
     pax_header_too_large: base_then(&raw_entry(b'x', b"PaxHeaders/big", 1 << 20, b"")) => Reject(SL, "exceeds the size limit");
 }
 

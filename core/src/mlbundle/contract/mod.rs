@@ -17,11 +17,9 @@
 pub mod samples;
 pub mod schema;
 
-use crate::json::{
-    self, Cursor, FieldError, JsonType, Limits, Node, Number, Parser, Problem, Sink, Text, Token, Value,
-};
+use crate::json::{self, Cursor, FieldError, JsonType, Limits, Parser, Problem, Sink, Value};
+pub use crate::json::{container, scalar_type, shape};
 use alloc::string::String;
-use alloc::vec::Vec;
 
 /// Why a contract check failed: the member's JSON (only if §8.1 was not checked first),
 /// or a contract rule.
@@ -53,38 +51,6 @@ pub fn check<'a, C: Contract<'a>>(
     let mut parser = Parser::new(bytes, limits).map_err(Failure::Json)?.with_hash_key(key);
     parser.read_into(&mut contract).map_err(Failure::Json)?;
     contract.finish().map_err(Failure::Contract)
-}
-
-/// A stand-in for a value: its offset and type, with no content (an empty container, an
-/// empty string, zero). A [`Cursor`] on it makes the errors that the rules make about type
-/// and position, which is all they ask of a value they reject.
-pub fn shape(at: usize, json_type: JsonType) -> Value {
-    let node = match json_type {
-        JsonType::Object => Node::Object(Vec::new()),
-        JsonType::Array => Node::Array(Vec::new()),
-        JsonType::String => Node::String(Text::new("")),
-        JsonType::Number => Node::Number(Number::from_u64(0)),
-        JsonType::Bool => Node::Bool(false),
-        JsonType::Null => Node::Null,
-    };
-    Value { offset: at, node }
-}
-
-/// The type of a container that opens.
-pub fn container(object: bool) -> JsonType {
-    if object { JsonType::Object } else { JsonType::Array }
-}
-
-/// The type of a scalar token.
-pub fn scalar_type(token: &Token<'_>) -> JsonType {
-    match token {
-        Token::String(_) => JsonType::String,
-        Token::Number(_) => JsonType::Number,
-        Token::Bool(_) => JsonType::Bool,
-        Token::StartObject => JsonType::Object,
-        Token::StartArray => JsonType::Array,
-        Token::Null | Token::EndObject | Token::EndArray | Token::Name(_) => JsonType::Null,
-    }
 }
 
 /// The error [`Cursor`]'s typed reads give when the value under `at` is not `expected`.

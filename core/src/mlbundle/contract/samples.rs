@@ -146,7 +146,7 @@ impl<'a> Sink<'a> for Samples {
     }
 
     #[inline(always)]
-    fn close(&mut self) {
+    fn close(&mut self, _: usize) {
         self.depth = self.depth.saturating_sub(1);
         match self.depth {
             IN_ROWS => self.end_row(),

@@ -372,7 +372,7 @@ impl<'a> Sink<'a> for Schema<'a> {
     }
 
     #[inline(always)]
-    fn close(&mut self) {
+    fn close(&mut self, _: usize) {
         self.depth = self.depth.saturating_sub(1);
         match self.depth {
             IN_LIST => self.end_field(),

@@ -134,7 +134,7 @@ impl<'a> json::Sink<'a> for Builder<'a> {
     }
 
     #[inline(always)]
-    fn close(&mut self) {
+    fn close(&mut self, _: usize) {
         let end = small(self.tape.items.len());
         if let Some(o) = self.open.pop()
             && let Some(Item::Object { end: e, names: n, .. } | Item::Array { end: e, len: n, .. }) =
