@@ -257,3 +257,61 @@ fn order(stages: &mut [Stage]) {
 
 /// §3.5.2: the message of a dependency that names neither `decoder` nor an earlier stage.
 const NOT_EARLIER: &str = "dependency must name decoder or an earlier stage";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(doc: &str) -> Result<Vec<Pipeline>, MpkError> {
+        read_pipelines(doc.as_bytes(), Limits::DEFAULT, [1, 2], &Registry::DEFAULT, 1024).unwrap()
+    }
+
+    fn stage(id: i64, name: &str, deps: &str) -> String {
+        alloc::format!(
+            r#"{{"sequence_id":{id},"name":"{name}","pluginId":"p","configPath":"c.json","processor":"EV74","kernel":"cast","dependencies":[{deps}]}}"#
+        )
+    }
+
+    /// §3.5: stages in stable `sequence_id` order; each dependency is `decoder` or the index
+    /// of an earlier stage in that order, and names it back.
+    #[test]
+    fn dependencies_are_earlier_stages_by_their_index_in_the_order() {
+        let doc = alloc::format!(
+            r#"{{"pipelines":[{{"sequence":[{},{},{}]}}]}}"#,
+            stage(2, "late", r#""first","decoder","tie""#),
+            stage(1, "first", r#""decoder""#),
+            stage(1, "tie", r#""first""#)
+        );
+        let pipelines = read(&doc).unwrap();
+        let p = &pipelines[0];
+        let names: Vec<&str> = p.stages.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["first", "tie", "late"]);
+        assert_eq!(p.stages[2].index, 0);
+        assert_eq!(
+            p.stages[2].dependencies,
+            [Dependency::Stage(0), Dependency::Decoder, Dependency::Stage(1)]
+        );
+        let named: Vec<&str> = p.stages[2].dependencies.iter().map(|&d| p.dependency_name(d)).collect();
+        assert_eq!(named, ["first", "decoder", "tie"]);
+    }
+
+    /// §3.5.2: of two failing dependencies, the one whose stage comes first in the order is
+    /// reported, though it comes later in the document.
+    #[test]
+    fn the_first_failing_dependency_is_first_in_execution_order() {
+        let doc = alloc::format!(
+            r#"{{"pipelines":[{{"sequence":[{},{}]}}]}}"#,
+            stage(2, "b", r#""nobody""#),
+            stage(1, "a", r#""decoder","b""#)
+        );
+        let e = read(&doc).unwrap_err();
+        assert_eq!(
+            e.location.path.as_deref(),
+            Some("pipeline_sequence.pipelines[0].sequence[1].dependencies[1]")
+        );
+        assert_eq!(
+            e.message(),
+            "schema_error: dependency must name decoder or an earlier stage"
+        );
+    }
+}
