@@ -1,10 +1,9 @@
 //! The MPK contract, `mpk.json` or `<stem>_mpk.json` (`spec/mpk.md` §3.7).
 
 use super::classify::{Class, classify};
-use super::error::{MpkError, MpkKind};
+use super::error::{MpkError, MpkKind, member_path};
 use super::pipeline::Pipeline;
 use crate::Location;
-use crate::archive_path::{PathLimits, normalize};
 use crate::json::{self, Cursor, FieldError, Keep, Limits, Problem, Value};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -164,16 +163,7 @@ fn contract_stage(
     }
     let exe_c = s.field("executable").map_err(f)?;
     let raw = exe_c.str().map_err(f)?;
-    let executable = normalize(raw.as_bytes(), &PathLimits::DEFAULT).map_err(|e| {
-        let kind = if e.reason.is_traversal() {
-            MpkKind::PathTraversal
-        } else {
-            MpkKind::SchemaError
-        };
-        let fe = exe_c.error(Problem::Rule("invalid path"));
-        let loc = Location::path(fe.path, u64::try_from(fe.offset).unwrap_or(u64::MAX)).in_member(member);
-        MpkError::new(kind, alloc::format!("executable: {}", e.reason), loc)
-    })?;
+    let executable = member_path(raw, &exe_c, member, "executable")?;
     if classify(&executable) != Some(wanted) {
         return Err(f(exe_c.error(Problem::Rule("MLA runs a .elf, A65 a .so"))));
     }

@@ -2,9 +2,9 @@
 //! key, every error with a location.
 
 use crate::Location;
-use crate::archive_path::PathError;
+use crate::archive_path::{PathError, PathLimits, normalize};
 use crate::gzip::GzipError;
-use crate::json::FieldError;
+use crate::json::{Cursor, FieldError, Problem};
 use crate::report::Rejection;
 use crate::tar::TarError;
 use alloc::format;
@@ -154,3 +154,20 @@ impl fmt::Display for MpkError {
 }
 
 impl core::error::Error for MpkError {}
+
+/// A path that the JSON member under `at` of file `member` gives (`configPath`, §3.4.4;
+/// `executable`, §3.7.3), normalised by the archive path rules (§2). A path that breaks a
+/// traversal rule is `path_traversal`, any other §2 failure `schema_error`, either at that
+/// member with the message `{what}: {reason}`.
+pub(crate) fn member_path(raw: &str, at: &Cursor<'_, '_>, member: &str, what: &str) -> Result<String, MpkError> {
+    normalize(raw.as_bytes(), &PathLimits::DEFAULT).map_err(|e| {
+        let kind = if e.reason.is_traversal() {
+            MpkKind::PathTraversal
+        } else {
+            MpkKind::SchemaError
+        };
+        let fe = at.error(Problem::Rule("invalid path"));
+        let loc = Location::path(fe.path, u64::try_from(fe.offset).unwrap_or(u64::MAX)).in_member(member);
+        MpkError::new(kind, format!("{what}: {}", e.reason), loc)
+    })
+}

@@ -17,10 +17,9 @@ mod reader;
 pub mod reference;
 
 use super::classify::{Class, classify};
-use super::error::{MpkError, MpkKind};
+use super::error::{MpkError, MpkKind, member_path};
 use super::registry::Registry;
 use crate::Location;
-use crate::archive_path::{PathLimits, normalize};
 use crate::json::{self, Cursor, FieldError, Limits, Problem};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -225,16 +224,7 @@ fn dependency<'v>(d: &Cursor<'v, '_>) -> Result<&'v str, MpkError> {
 fn config_path(s: &Cursor<'_, '_>) -> Result<String, MpkError> {
     let c = s.field("configPath").map_err(field)?;
     let raw = non_empty(s, "configPath")?;
-    let normalized = normalize(raw.as_bytes(), &PathLimits::DEFAULT).map_err(|e| {
-        let kind = if e.reason.is_traversal() {
-            MpkKind::PathTraversal
-        } else {
-            MpkKind::SchemaError
-        };
-        let fe = c.error(Problem::Rule("invalid path"));
-        let loc = Location::path(fe.path, u64::try_from(fe.offset).unwrap_or(u64::MAX)).in_member(PIPELINE_FILE);
-        MpkError::new(kind, alloc::format!("configPath: {}", e.reason), loc)
-    })?;
+    let normalized = member_path(raw, &c, PIPELINE_FILE, "configPath")?;
     if classify(&normalized) != Some(Class::Json) {
         return Err(rule(&c, "configPath must name a .json file"));
     }
