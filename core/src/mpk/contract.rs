@@ -183,7 +183,7 @@ mod tests {
 
     use super::*;
     use crate::mpk::pipeline::reference::{parse_pipeline_json, parse_pipelines};
-    use crate::mpk::pipeline::{Stage, read_pipelines};
+    use crate::mpk::pipeline::{STAGE, Stage, read_pipelines};
     use crate::mpk::registry::Registry;
     use crate::test_docs::{Choose, ODD, Rng, list, object};
     use alloc::format;
@@ -200,16 +200,7 @@ mod tests {
         if rng.one_in(12) {
             return String::from(rng.pick(&ODD));
         }
-        let keys = [
-            "sequence_id",
-            "name",
-            "pluginId",
-            "configPath",
-            "processor",
-            "kernel",
-            "dependencies",
-            "junk",
-        ];
+        let keys: Vec<&str> = STAGE.iter().copied().chain(["junk"]).collect();
         // Most stages have every member they need, so that the later rules are reached.
         if rng.one_in(3) {
             let keys = if rng.one_in(2) { &keys[..] } else { &keys[..7] };

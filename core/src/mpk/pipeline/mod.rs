@@ -140,7 +140,7 @@ fn non_empty<'v>(c: &Cursor<'v, '_>, name: &str) -> Result<&'v str, MpkError> {
 
 /// The members of a stage that §3.4 and §3.5 read; a stage's other members are allowed and
 /// not read.
-const STAGE: [&str; 7] = [
+pub(crate) const STAGE: [&str; 7] = [
     "sequence_id",
     "name",
     "pluginId",
