@@ -132,6 +132,8 @@ impl<'a> Walk<'_, 'a> {
         let resolved = if name == DECODER {
             Some(Dependency::Decoder)
         } else {
+            // A position fits 32 bits: the text is at most `json::MAX_INPUT` (u32::MAX)
+            // bytes, and a stage takes more than one.
             self.positions
                 .get(&Key::new(name))
                 .filter(|&&p| p < position)
