@@ -143,6 +143,27 @@ fn duplicate_detection_is_independent_of_hash_key() {
     assert!(json::validate_keyed(ok.as_bytes(), Limits::DEFAULT, [3, 4]).is_ok());
 }
 
+/// §5 in a hashed object: a name is compared after unescaping, whether the earlier one or
+/// the new one had escapes (a hashed object reads the earlier one back from the input).
+#[test]
+fn escaped_names_are_duplicates_in_large_objects() {
+    let members: String = (0..30).map(|i| format!("\"m{i}\":{i},")).collect();
+    for (first, again) in [
+        (r#""a\u0062c""#, r#""abc""#),
+        (r#""abc""#, r#""\u0061bc""#),
+        (r#""q\"\\""#, r#""\u0071\"\\""#),
+    ] {
+        // The first early (kept by the direct comparison, then moved into the table), or
+        // after the switch to hashing (kept as its slot only).
+        for doc in [format!("{{{first}:0,{members}"), format!("{{{members}{first}:0,")] {
+            let dup_at = doc.len();
+            let doc = format!("{doc}{again}:1}}");
+            let e = json::validate(doc.as_bytes(), Limits::DEFAULT).unwrap_err();
+            assert_eq!((e.reason, e.offset), (Reason::DuplicateName, dup_at), "{doc}");
+        }
+    }
+}
+
 #[test]
 fn names_of_closed_objects_are_forgotten() {
     // Inner objects large enough to use the hash table, closed before the outer repeats none.

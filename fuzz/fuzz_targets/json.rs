@@ -1,7 +1,8 @@
 //! Strict JSON (`spec/json.md`): never panics; accepted input re-serialises canonically and
 //! parses to the same value; the pull parser, `validate` and `parse` agree; limits hold;
 //! `parse_kept` fails as `parse` does and keeps what the schema names (§8.1); the streamed
-//! rewrite gives the bytes of setting the members on the tree (§9.4).
+//! rewrite gives the bytes of setting the members on the tree (§9.4); no accepted object
+//! has two equal names, whichever way they were escaped (§5).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -30,6 +31,7 @@ fuzz_target!(|data: &[u8]| {
     check_rewrite(input, limits, parsed.as_ref());
 
     if let Ok(value) = parsed {
+        assert!(names_unique(&value), "an accepted object repeats a name");
         let canonical = json::to_canonical(&value);
         let again = json::parse(canonical.as_bytes(), limits).expect("canonical text must parse");
         assert_eq!(again, value, "canonical text parses to a different value");
@@ -43,6 +45,18 @@ const NESTED: [(&str, Keep<'static>); 2] = [("a", Keep::Items(2, &Keep::Members(
 const CLOSED: [(&str, Keep<'static>); 2] = [("a", Keep::Items(2, &Keep::Closed(&ITEM))), ("c", Keep::Members(&ITEM))];
 const SCHEMA: Keep<'static> = Keep::Members(&NESTED);
 const SCHEMA_CLOSED: Keep<'static> = Keep::Closed(&CLOSED);
+
+/// §5 against a plain set: every object's names, unescaped, are distinct.
+fn names_unique(v: &Value) -> bool {
+    match &v.node {
+        Node::Object(members) => {
+            let mut seen = std::collections::BTreeSet::new();
+            members.iter().all(|m| seen.insert(m.name.as_str()) && names_unique(&m.value))
+        }
+        Node::Array(items) => items.iter().all(names_unique),
+        _ => true,
+    }
+}
 
 /// The reference pruning: what `parse_kept` must keep of the whole value.
 fn prune(v: &Value, keep: Keep<'_>) -> Value {

@@ -6,11 +6,15 @@
 //! table keyed with SipHash-1-3 under a caller-supplied secret, so crafted collisions
 //! cannot make the check quadratic. A parser left with the public default key does not hash
 //! under it: the first table of the document is keyed with the SHA-256 of the whole input
-//! instead ([`document_key`]). Names are kept as ranges of the input (or of an arena
-//! holding the unescaped form of names that had escapes), never copied otherwise.
+//! instead ([`document_key`]). While an object compares directly, its names are kept as
+//! ranges of the input (or of an arena holding the unescaped form of names that had
+//! escapes, each after its place in the input); once it hashes, a name is only its slot,
+//! which holds where its text starts in the input, so an object of many members costs 16
+//! to 32 bytes each (8-byte slots, the table at most half full), plus the smaller table
+//! while it doubles.
 
 use super::siphash::siphash13;
-use super::tokenizer::DEFAULT_HASH_KEY;
+use super::tokenizer::{DEFAULT_HASH_KEY, string_value};
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 
@@ -29,11 +33,19 @@ struct Name {
 }
 
 /// A hash-table slot, 8 bytes: the low 32 bits of the name's SipHash, which place it and
-/// are compared before its bytes, and its index in `names` plus one (0: empty).
+/// are compared before its bytes, and where its text starts in the input, just after its
+/// opening quote (so never 0, which marks an empty slot). The name is read back from there
+/// only when a new name has the same hash.
 #[derive(Clone, Copy, Default)]
 struct Slot {
     hash: u32,
-    index: u32,
+    start: u32,
+}
+
+/// The table of an object that hashes its names, and how many it holds.
+struct Table {
+    slots: Vec<Slot>,
+    len: usize,
 }
 
 impl Name {
@@ -96,8 +108,10 @@ pub struct NameSets {
     names: Vec<Name>,
     top: Frame,
     outer: Vec<Frame>,
+    /// The unescaped form of names that had escapes, of objects that compare directly, each
+    /// after the four bytes (little-endian) of where its text starts in the input.
     arena: Vec<u8>,
-    tables: Vec<Vec<Slot>>,
+    tables: Vec<Table>,
     spare: Vec<Vec<Slot>>,
     key: [u64; 2],
     /// True while `key` is [`DEFAULT_HASH_KEY`], which anyone can read: the first switch
@@ -142,14 +156,14 @@ impl NameSets {
         if self.top.hashed
             && let Some(mut t) = self.tables.pop()
         {
-            t.clear();
-            self.spare.push(t);
+            t.slots.clear();
+            self.spare.push(t.slots);
         }
         self.top = self.outer.pop().unwrap_or(EMPTY);
     }
 
-    /// Adds a name to the innermost object. `raw` is the name's range in `input` when
-    /// it has no escapes; otherwise `unescaped` holds its unescaped bytes.
+    /// Adds a name to the innermost object. `raw` is the name's range in `input`, between
+    /// its quotes; when it has escapes, `unescaped` holds its unescaped bytes.
     /// Returns false when an equal name is already there.
     #[inline(always)]
     pub fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
@@ -160,10 +174,12 @@ impl NameSets {
         let (start, end, head) = match unescaped {
             None => (raw.0, raw.1, head_at(input, raw.0, raw.1)),
             Some(bytes) => {
+                self.arena.extend_from_slice(&small(raw.0).to_le_bytes());
+                let from = self.arena.len();
                 self.arena.extend_from_slice(bytes);
                 // Input and arena are both in memory, so their lengths cannot overflow.
                 (
-                    input.len().saturating_add(arena_start),
+                    input.len().saturating_add(from),
                     input.len().saturating_add(self.arena.len()),
                     head_of(bytes),
                 )
@@ -172,15 +188,47 @@ impl NameSets {
         let fresh = if self.names.len() < self.top.scan_end {
             self.insert_scanned(input, start, end, head)
         } else {
-            if !self.top.hashed {
-                self.switch_to_table(input);
-            }
-            self.insert_hashed(input, Name { start, end, head })
+            self.insert_into_table(input, raw, unescaped, arena_start)
         };
         if !fresh {
             self.arena.truncate(arena_start);
         }
         fresh
+    }
+
+    /// [`NameSets::insert`] once the innermost object has [`SMALL`] names: it switches to
+    /// hashing if it has not yet, and the name goes to its table. A hashing object keeps no
+    /// arena copy (its slot points at the text in the input), so the one made for this name
+    /// is dropped.
+    #[cold]
+    #[inline(never)]
+    fn insert_into_table(
+        &mut self,
+        input: &[u8],
+        raw: (usize, usize),
+        unescaped: Option<&[u8]>,
+        arena_start: usize,
+    ) -> bool {
+        self.arena.truncate(arena_start);
+        if !self.top.hashed {
+            self.switch_to_table(input);
+        }
+        let new = unescaped.unwrap_or_else(|| input.get(raw.0..raw.1).unwrap_or_default());
+        self.insert_hashed(input, raw.0, new)
+    }
+
+    /// Where the text of name `n` (of an object that compares directly) starts in the
+    /// input: its range for a name without escapes, the four bytes before its unescaped
+    /// form in the arena for the others.
+    fn raw_start(&self, input: &[u8], n: &Name) -> usize {
+        match n.start.checked_sub(input.len()) {
+            None => n.start,
+            Some(at) => at
+                .checked_sub(4)
+                .and_then(|p| self.arena.get(p..at))
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map_or(0, |b| wide(u32::from_le_bytes(b))),
+        }
     }
 
     fn bytes<'s>(&'s self, input: &'s [u8], n: &Name) -> &'s [u8] {
@@ -226,58 +274,90 @@ impl NameSets {
             self.derive_key = false;
         }
         let first = self.top.first;
-        let mut table = self.spare.pop().unwrap_or_default();
-        table.clear();
-        table.resize(SMALL * 4, Slot::default());
-        for (i, n) in self.names.iter().enumerate().skip(first) {
-            place(&mut table, low32(siphash13(self.key, self.bytes(input, n))), i);
+        let mut slots = self.spare.pop().unwrap_or_default();
+        slots.clear();
+        slots.resize(SMALL * 4, Slot::default());
+        let mut len = 0;
+        for n in self.names.get(first..).unwrap_or_default() {
+            let hash = low32(siphash13(self.key, self.bytes(input, n)));
+            place(&mut slots, hash, self.raw_start(input, n));
+            len += 1;
         }
-        self.tables.push(table);
+        // The names now live in the table only.
+        self.names.truncate(first);
+        self.arena.truncate(self.top.arena_start);
+        self.tables.push(Table { slots, len });
         self.top.hashed = true;
         self.top.scan_end = 0;
     }
 
-    fn insert_hashed(&mut self, input: &[u8], name: Name) -> bool {
-        let new = self.bytes(input, &name);
+    /// Adds the name whose text starts at `start` in the input and whose value is `new`
+    /// to the innermost object's table, unless an equal name is there.
+    fn insert_hashed(&mut self, input: &[u8], start: usize, new: &[u8]) -> bool {
         let hash = low32(siphash13(self.key, new));
-        let Some(table) = self.tables.last() else {
+        let Some(table) = self.tables.last_mut() else {
             return true;
         };
-        let mask = table.len().saturating_sub(1);
+        let mask = table.slots.len().saturating_sub(1);
         let mut slot = hash_slot(hash, mask);
         // Linear probing over a table at most half full: the probe ends at an empty slot.
-        while let Some(&entry) = table.get(slot) {
-            let Some(index) = usize::try_from(entry.index).ok().and_then(|e| e.checked_sub(1)) else {
+        while let Some(&entry) = table.slots.get(slot) {
+            if entry.start == 0 {
                 break;
-            };
-            if entry.hash == hash && self.names.get(index).is_some_and(|old| self.bytes(input, old) == new) {
+            }
+            if entry.hash == hash && stored_equals(input, entry.start, new) {
                 return false;
             }
             slot = (slot + 1) & mask;
         }
-        let index = self.names.len();
-        self.names.push(name);
-        self.grow_if_needed(hash, index);
+        table.len = table.len.saturating_add(1);
+        grow_if_needed(table);
+        place(&mut table.slots, hash, start);
         true
     }
+}
 
-    /// Places name `index` and doubles the table when it would be more than half full,
-    /// re-placing the slots from the hashes they hold into a new table, so that growing
-    /// holds the old table and the new one, nothing else.
-    fn grow_if_needed(&mut self, hash: u32, index: usize) {
-        let members = self.names.len().saturating_sub(self.top.first);
-        let Some(table) = self.tables.last_mut() else {
-            return;
-        };
-        if members.saturating_mul(2) > table.len() {
-            let mut grown = alloc::vec![Slot::default(); table.len().saturating_mul(2)];
-            for s in table.iter().filter(|s| s.index != 0) {
-                place_slot(&mut grown, *s);
-            }
-            *table = grown;
+/// Doubles `table` when its names would fill more than half of it, re-placing the slots
+/// from the hashes they hold into a new table, so that growing holds the old table and the
+/// new one, nothing else.
+fn grow_if_needed(table: &mut Table) {
+    if table.len.saturating_mul(2) > table.slots.len() {
+        let mut grown = alloc::vec![Slot::default(); table.slots.len().saturating_mul(2)];
+        for s in table.slots.iter().filter(|s| s.start != 0) {
+            place_slot(&mut grown, *s);
         }
-        place(table, hash, index);
+        table.slots = grown;
     }
+}
+
+/// True when the name whose text starts at `start` in the input equals `new` after
+/// unescaping. Its text ends at the first quote that no backslash escapes; the input up to
+/// here has passed the string rules, so that quote is there.
+fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
+    let start = wide(start);
+    let mut end = start;
+    while let Some(&b) = input.get(end) {
+        match b {
+            b'"' => break,
+            b'\\' => end = end.saturating_add(2),
+            _ => end += 1,
+        }
+    }
+    let raw = input.get(start..end).unwrap_or_default();
+    if !raw.contains(&b'\\') {
+        return raw == new;
+    }
+    let text = core::str::from_utf8(raw).unwrap_or_default();
+    string_value(text).as_bytes() == new
+}
+
+/// A name's start as a slot holds it. Inputs are at most `MAX_INPUT` (u32::MAX) bytes.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn wide(n: u32) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// The table key of a parser without a key of its own (`spec/json.md` §5): the first 16
@@ -309,19 +389,23 @@ fn hash_slot(hash: u32, mask: usize) -> usize {
     (hash as usize) & mask
 }
 
-/// Stores name index `index` (plus one, so zero means empty) at its first free slot.
-fn place(table: &mut [Slot], hash: u32, index: usize) {
-    // Indices fit: inputs are at most `MAX_INPUT` (u32::MAX) bytes.
-    if let Ok(index) = u32::try_from(index.saturating_add(1)) {
-        place_slot(table, Slot { hash, index });
-    }
+/// Stores the name whose text starts at `start` (never 0: it follows a quote) at its first
+/// free slot.
+fn place(table: &mut [Slot], hash: u32, start: usize) {
+    place_slot(
+        table,
+        Slot {
+            hash,
+            start: small(start),
+        },
+    );
 }
 
 fn place_slot(table: &mut [Slot], new: Slot) {
     let mask = table.len().saturating_sub(1);
     let mut slot = hash_slot(new.hash, mask);
     while let Some(entry) = table.get_mut(slot) {
-        if entry.index == 0 {
+        if entry.start == 0 {
             *entry = new;
             return;
         }
@@ -340,11 +424,11 @@ mod tests {
         /// The longest run of occupied slots in the innermost object's table: what the
         /// probe for a new name may have to walk.
         fn longest_run(&self) -> usize {
-            let table = self.tables.last().map(Vec::as_slice).unwrap_or_default();
+            let table = self.tables.last().map(|t| t.slots.as_slice()).unwrap_or_default();
             let mut longest = 0;
             let mut run = 0;
             for slot in table {
-                run = if slot.index == 0 { 0 } else { run + 1 };
+                run = if slot.start == 0 { 0 } else { run + 1 };
                 longest = longest.max(run);
             }
             longest
@@ -358,7 +442,8 @@ mod tests {
     #[test]
     fn names_chosen_for_the_default_key_do_not_cluster() {
         let n = 2000;
-        let mut input = Vec::new();
+        // Each name between quotes, as in a document.
+        let mut input = alloc::vec![b'"'];
         let mut ranges = Vec::new();
         let mut c = 0u64;
         while ranges.len() < n {
@@ -369,7 +454,7 @@ mod tests {
                 let start = input.len();
                 input.extend_from_slice(name.as_bytes());
                 ranges.push((start, input.len()));
-                input.push(b',');
+                input.extend_from_slice(b"\",\"");
             }
         }
         let longest_run = |mut sets: NameSets| {
@@ -397,32 +482,62 @@ mod tests {
         *state
     }
 
-    /// Inserts the name at `range` of `input`, every third time (by `k`) as if it had had
-    /// escapes, so that it is held in the arena; the set must not care where a name lives.
-    fn insert(sets: &mut NameSets, input: &[u8], range: (usize, usize), k: usize) -> bool {
-        if k.is_multiple_of(3) {
-            sets.insert(input, (0, 0), Some(input.get(range.0..range.1).unwrap_or_default()))
-        } else {
-            sets.insert(input, range, None)
+    /// One name of a test document: its value, its text's range in the input (between its
+    /// quotes) and whether that text has escapes.
+    struct Named {
+        value: Vec<u8>,
+        raw: (usize, usize),
+        escaped: bool,
+    }
+
+    fn insert(sets: &mut NameSets, input: &[u8], n: &Named) -> bool {
+        sets.insert(input, n.raw, n.escaped.then_some(n.value.as_slice()))
+    }
+
+    /// Writes `value` between quotes at the end of `input`, about every third time with
+    /// some of its bytes escaped (`\u00XX`, or `\"` for a quote, which must be escaped).
+    fn write_name(rng: &mut u64, input: &mut Vec<u8>, value: Vec<u8>) -> Named {
+        let escape_some = next(rng).is_multiple_of(3);
+        input.push(b'"');
+        let start = input.len();
+        let mut escaped = false;
+        for &c in &value {
+            if c == b'"' {
+                input.extend_from_slice(b"\\\"");
+                escaped = true;
+            } else if escape_some && next(rng).is_multiple_of(2) {
+                input.extend_from_slice(format!("\\u{c:04x}").as_bytes());
+                escaped = true;
+            } else {
+                input.push(c);
+            }
         }
+        let raw = (start, input.len());
+        input.push(b'"');
+        Named { value, raw, escaped }
     }
 
     /// NameSets agrees with a plain set per object for names of every length around the
-    /// 8-byte head, in the direct-compare and hashed regimes, with an enclosing object (in
-    /// either regime) whose names must survive the inner object's close (`spec/json.md` §5).
+    /// 8-byte head, with and without escapes (a quote among them), in the direct-compare
+    /// and hashed regimes, with an enclosing object (in either regime) whose names must
+    /// survive the inner object's close (`spec/json.md` §5).
     #[test]
     fn duplicate_answers_match_a_plain_set() {
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
         for round in 0..400 {
             let members = usize::try_from(next(&mut rng) % 48).unwrap_or(0);
             let mut input = Vec::new();
-            let mut ranges = Vec::new();
+            let mut names = Vec::new();
             for _ in 0..members * 2 + 2 {
                 let len = usize::try_from(next(&mut rng) % 11).unwrap_or(0);
-                let start = input.len();
-                // Few distinct letters, so equal names (and equal heads) are common.
-                input.extend((0..len).map(|_| b'a' + (next(&mut rng) % 2) as u8));
-                ranges.push((start, input.len()));
+                // Few distinct bytes, so equal names (and equal heads) are common.
+                let value = (0..len)
+                    .map(|_| match next(&mut rng) % 9 {
+                        0 => b'"',
+                        r => b'a' + (r % 2) as u8,
+                    })
+                    .collect();
+                names.push(write_name(&mut rng, &mut input, value));
             }
             if round % 2 == 0 {
                 // Names near the end are read byte by byte, the others as one word.
@@ -434,31 +549,24 @@ mod tests {
             // Every third round the outer object has switched to hashing before the inner
             // one opens, and must still be hashing after it closes.
             let outer_count = if round % 3 == 0 {
-                (SMALL + 4).min(ranges.len())
+                (SMALL + 4).min(names.len())
             } else {
                 2
             };
-            let (outer_first, inner) = ranges.split_at(outer_count);
-            for (k, &(s, e)) in outer_first.iter().enumerate() {
-                let fresh = insert(&mut sets, &input, (s, e), k);
-                assert_eq!(fresh, outer_reference.insert(input.get(s..e).unwrap_or_default()));
+            let (outer_first, inner) = names.split_at(outer_count);
+            for n in outer_first {
+                let fresh = insert(&mut sets, &input, n);
+                assert_eq!(fresh, outer_reference.insert(n.value.clone()), "round {round}");
             }
             sets.open();
             let mut reference = BTreeSet::new();
-            for (k, &(s, e)) in inner.iter().enumerate() {
-                let fresh = insert(&mut sets, &input, (s, e), k + usize::try_from(round).unwrap_or(0));
-                assert_eq!(
-                    fresh,
-                    reference.insert(input.get(s..e).unwrap_or_default()),
-                    "round {round}"
-                );
+            for n in inner {
+                let fresh = insert(&mut sets, &input, n);
+                assert_eq!(fresh, reference.insert(n.value.clone()), "round {round}");
             }
             sets.close();
-            for (k, &(s, e)) in outer_first.iter().enumerate() {
-                assert!(
-                    !insert(&mut sets, &input, (s, e), k + 1),
-                    "outer names survive the inner close"
-                );
+            for n in outer_first {
+                assert!(!insert(&mut sets, &input, n), "outer names survive the inner close");
             }
             sets.close();
         }

@@ -544,7 +544,8 @@ impl<'a> Parser<'a> {
             // string scan has checked these bytes.
             let raw = self.bytes.get(at + 1..s.end).unwrap_or_default();
             unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
-            self.names.insert(self.bytes, (0, 0), Some(self.scratch.as_bytes()))
+            self.names
+                .insert(self.bytes, (at + 1, s.end), Some(self.scratch.as_bytes()))
         } else {
             self.names.insert(self.bytes, (at + 1, s.end), None)
         };
