@@ -3,7 +3,6 @@
 use super::classify::{Class, classify};
 use super::error::{MpkError, MpkKind, member_path};
 use super::pipeline::Pipeline;
-use crate::Location;
 use crate::json::{self, Cursor, FieldError, Keep, Limits, Problem, Value};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -58,11 +57,11 @@ pub fn parse_contract(doc: &Value, member: &str, first: &Pipeline) -> Result<Con
         None => return Err(f(version_cursor.error(Problem::Rule("must be MAJOR.MINOR")))),
         Some(major) if major != SUPPORTED_MAJOR => {
             let e = version_cursor.error(Problem::Rule("unsupported major version"));
-            let loc = Location::path(e.path, u64::try_from(e.offset).unwrap_or(u64::MAX)).in_member(member);
-            return Err(MpkError::new(
+            return Err(MpkError::at_value(
                 MpkKind::UnsupportedVersion,
                 "mpk_version major is not 1",
-                loc,
+                &e,
+                member,
             ));
         }
         Some(_) => {}

@@ -123,11 +123,14 @@ impl MpkError {
 
     /// A typed read failed in a JSON document (§3).
     pub fn from_field(e: &FieldError, member: &str) -> Self {
-        MpkError::new(
-            MpkKind::SchemaError,
-            e.problem.to_string(),
-            Location::path(e.path.clone(), u64::try_from(e.offset).unwrap_or(u64::MAX)).in_member(member),
-        )
+        MpkError::at_value(MpkKind::SchemaError, e.problem.to_string(), e, member)
+    }
+
+    /// An error of `kind` about the JSON value `at` points at (its path and offset) in file
+    /// `member`: a rule whose kind is not `schema_error` (a limit, a version, a path).
+    pub(crate) fn at_value(kind: MpkKind, detail: impl Into<String>, at: &FieldError, member: &str) -> Self {
+        let offset = u64::try_from(at.offset).unwrap_or(u64::MAX);
+        MpkError::new(kind, detail, Location::path(at.path.clone(), offset).in_member(member))
     }
 
     /// The format-independent rejection for `modelgate check`, which prints it as
@@ -166,8 +169,7 @@ pub(crate) fn member_path(raw: &str, at: &Cursor<'_, '_>, member: &str, what: &s
         } else {
             MpkKind::SchemaError
         };
-        let fe = at.error(Problem::Rule("invalid path"));
-        let loc = Location::path(fe.path, u64::try_from(fe.offset).unwrap_or(u64::MAX)).in_member(member);
-        MpkError::new(kind, format!("{what}: {}", e.reason), loc)
+        let here = at.error(Problem::Rule("invalid path"));
+        MpkError::at_value(kind, format!("{what}: {}", e.reason), &here, member)
     })
 }

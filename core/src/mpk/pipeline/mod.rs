@@ -19,7 +19,6 @@ pub mod reference;
 use super::classify::{Class, classify};
 use super::error::{MpkError, MpkKind, member_path};
 use super::registry::Registry;
-use crate::Location;
 use crate::json::{self, Cursor, FieldError, Limits, Problem};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -162,11 +161,11 @@ fn sequence<'v, 'p>(p: &'p Cursor<'v, 'p>, len: usize, max_stages: usize) -> Res
     }
     if len > max_stages {
         let e = seq.error(Problem::Rule("more stages than the limit"));
-        let loc = Location::path(e.path, u64::try_from(e.offset).unwrap_or(u64::MAX)).in_member(PIPELINE_FILE);
-        return Err(MpkError::new(
+        return Err(MpkError::at_value(
             MpkKind::SizeLimitExceeded,
             "more stages than max_stages",
-            loc,
+            &e,
+            PIPELINE_FILE,
         ));
     }
     Ok(seq)

@@ -129,12 +129,13 @@ fn scalar(at: usize, token: &Token<'_>) -> Value {
     Value { offset: at, node }
 }
 
-/// An object's stand-in holding one member's stand-in, so that a typed read finds it.
-fn holding(object: &Value, name: &str, at: usize, value: Option<&Value>) -> Value {
+/// An object's stand-in holding one member's stand-in, so that a typed read finds it (the
+/// rules read the member's value and offset, never its name's offset).
+fn holding(object: &Value, name: &str, value: Option<&Value>) -> Value {
     let node = match value {
         Some(v) => Node::Object(alloc::vec![Member {
             name: Text::new(name),
-            name_offset: at,
+            name_offset: object.offset,
             value: v.clone(),
         }]),
         None => Node::Object(Vec::new()),
@@ -350,7 +351,7 @@ impl<'a> Walk<'a, '_> {
         let (Some(root), Some(list)) = (&self.root, &self.pipelines) else {
             return;
         };
-        let value = holding(&p.value, "sequence", p.value.offset, p.sequence.as_ref());
+        let value = holding(&p.value, "sequence", p.sequence.as_ref());
         let root = Cursor::root(root, ROOT);
         let list = root.member(list, "pipelines");
         let pc = list.element(&value, p.index);
@@ -384,7 +385,7 @@ impl<'a> Walk<'a, '_> {
     /// The document has been read: §3.4.1 on the root, then the first failing pipeline.
     fn finish(self) -> Result<Vec<Pipeline>, MpkError> {
         let root_value = self.root.unwrap_or_else(|| shape(0, JsonType::Null));
-        let root_value = holding(&root_value, "pipelines", root_value.offset, self.pipelines.as_ref());
+        let root_value = holding(&root_value, "pipelines", self.pipelines.as_ref());
         let root = Cursor::root(&root_value, ROOT);
         root.object().map_err(field)?;
         let list = root.field("pipelines").map_err(field)?;
