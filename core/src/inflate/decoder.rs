@@ -11,12 +11,16 @@
 //! output bytes of room remain: a 64-bit bit buffer refilled by one 8-byte load, one
 //! table lookup per code (two for the rare codes over 12 bits) made as soon as the
 //! previous code is consumed, up to three literal entries (each one or two literals)
-//! per refill, and matches copied 8 bytes at a time (the room covers the overrun).
+//! per refill, and matches copied 8 bytes at a time (the room covers the overrun). A
+//! distance-1 match is a run of one byte (`inflate/run.rs`, §2.7.1): the bits that
+//! follow it are compared with its own, and while they are equal the same match is
+//! taken again without decoding it.
 
 use alloc::boxed::Box;
 use alloc::vec;
 
 use crate::inflate::raw::WINDOW_SIZE;
+use crate::inflate::run::Run;
 
 use crate::inflate::huffman::{
     self, Alphabet, BASE, CODELEN_ENOUGH, CODELEN_ROOT, DIST_ENOUGH, DIST_ROOT, END, EXTRA_SHIFT, INVALID, KIND_MASK,
@@ -179,6 +183,9 @@ pub(crate) struct Decoder {
     stash_len: usize,
     /// Stream bytes consumed before the current call's input.
     base: u64,
+    /// The run of one repeated byte that ends the output (§2.7.1), kept by the
+    /// distance-1 copies and followed by the engine's slides.
+    pub(crate) run: Run,
     /// Set when the end-of-block rule of §2.2 failed, the one rule the miniz_oxide
     /// oracle does not apply (`inflate::reference`).
     #[cfg(any(test, fuzzing))]
@@ -200,6 +207,7 @@ impl Decoder {
             stash: [0; STASH],
             stash_len: 0,
             base: 0,
+            run: Run::default(),
             #[cfg(any(test, fuzzing))]
             no_end_code: false,
         }
@@ -215,6 +223,7 @@ impl Decoder {
         self.copy_dist = 0;
         self.stash_len = 0;
         self.base = 0;
+        self.run = Run::default();
         #[cfg(any(test, fuzzing))]
         {
             self.no_end_code = false;
@@ -381,7 +390,7 @@ impl Decoder {
     /// Finishes a match cut short by the output end; false while it is still cut.
     fn pending_copy(&mut self, out: &mut [u8], op: &mut usize, out_end: usize) -> bool {
         let n = self.copy_len.min(out_end.saturating_sub(*op));
-        copy_exact(out, *op, self.copy_dist, n);
+        copy_exact(out, *op, self.copy_dist, n, &mut self.run);
         *op += n;
         self.copy_len -= n;
         self.copy_len == 0
@@ -586,6 +595,7 @@ impl Decoder {
         ) else {
             return None;
         };
+        let run = &mut self.run;
         let limit = out_end.saturating_sub(FAST_OUTPUT);
         let mut pos = *op;
         let mut ended = false;
@@ -619,6 +629,7 @@ impl Decoder {
                 refill(src, &mut ip, &mut bb, &mut bc);
             }
             let kind = e & KIND_MASK;
+            let (match_bits, match_count) = (bb, bc);
             bb = bb.wrapping_shr(e);
             bc -= e & LEN_MASK;
             if kind != BASE {
@@ -646,8 +657,34 @@ impl Decoder {
             if dist > pos {
                 break Some(Stop::Corrupt);
             }
-            copy_fast(out, pos, dist, len);
+            if dist != 1 {
+                copy_fast(out, pos, dist, len);
+                pos += len;
+                continue;
+            }
+            run.fill(out, pos, len);
             pos += len;
+            // spec/inflate.md §2.7.1: the same bits again are the same match again
+            // (a distance of 1 has no extra bits), so a run of equal matches is read
+            // by comparing bits, not by decoding each.
+            let width = match_count - bc;
+            let mask = (1u64 << width) - 1;
+            let code = match_bits & mask;
+            while pos <= limit {
+                if bc < width {
+                    if src.len().saturating_sub(ip) < FAST_INPUT {
+                        break;
+                    }
+                    refill(src, &mut ip, &mut bb, &mut bc);
+                }
+                if bb & mask != code {
+                    break;
+                }
+                run.fill(out, pos, len);
+                pos += len;
+                bb >>= width;
+                bc -= width;
+            }
         };
         *op = pos;
         bits.pos = ip;
@@ -891,7 +928,17 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
             d += 8;
         }
     } else {
-        copy_exact(out, pos, dist, len);
+        copy_periodic(out, pos, dist, len);
+    }
+}
+
+/// Copies a match of exactly `len` bytes from `dist` back at `pos`. A distance of 1 is
+/// a run of one byte, written by [`Run::fill`] (§2.7.1).
+fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize, run: &mut Run) {
+    if dist == 1 {
+        run.fill(out, pos, len);
+    } else {
+        copy_periodic(out, pos, dist, len);
     }
 }
 
@@ -899,17 +946,10 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 /// the source to `pos` repeat with period `dist`, so each step copies, from the
 /// source, as many bytes as have been written since it (a whole number of periods):
 /// `dist`, then twice that, and so on; each step's ranges do not overlap.
-fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+fn copy_periodic(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     let Some(src) = pos.checked_sub(dist) else {
         return;
     };
-    if dist == 1 {
-        let b = out.get(src).copied().unwrap_or(0);
-        if let Some(run) = out.get_mut(pos..pos + len) {
-            run.fill(b);
-        }
-        return;
-    }
     let mut done = 0usize;
     while done < len {
         let n = (dist + done).min(len - done);
@@ -944,6 +984,45 @@ mod tests {
             let e = ours.result.unwrap_err();
             assert_eq!((e.reason, e.offset), (InflateReason::TooLong, 10));
             assert!(agrees(&ours, &run_reference(&stream, OutputBound::Exact(4), cuts)));
+        }
+    }
+
+    /// spec/inflate.md §2.7.1: runs long enough to fill the window, so that writes,
+    /// slides and CRC-32s are skipped, broken by a literal, by matches that reach back
+    /// into the run and by runs of other bytes, decode to exactly the data, with its
+    /// CRC-32, at every compression level, whole and cut, and under a bound inside a run.
+    #[test]
+    fn runs_that_fill_and_slide_the_window_decode_as_written() {
+        use alloc::vec::Vec;
+        use core::iter::repeat_n;
+        let mut data: Vec<u8> = Vec::new();
+        data.extend(repeat_n(0u8, 300_000));
+        data.push(b'X');
+        data.extend(repeat_n(0u8, 100_000));
+        let text: Vec<u8> = (0..5_000u32).map(|i| (i % 251) as u8).collect();
+        data.extend_from_slice(&text);
+        data.extend(repeat_n(0u8, 40_000));
+        data.extend_from_slice(&text);
+        data.extend(repeat_n(0xFFu8, 230_000));
+        data.extend(repeat_n(0u8, 200_000));
+        let crc = crc32fast::hash(&data);
+        let len = data.len() as u64;
+        let mut streams: Vec<Vec<u8>> = [1u8, 6, 9]
+            .iter()
+            .map(|&level| miniz_oxide::deflate::compress_to_vec(&data, level))
+            .collect();
+        streams.push(crate::inflate::deflate(&data, usize::MAX).unwrap());
+        for stream in &streams {
+            for cuts in [&[][..], &[1, 2, 3][..], &[stream.len() / 3, stream.len() / 2][..]] {
+                let ours = run_engine(stream, OutputBound::Exact(len), cuts);
+                assert!(ours.output == data, "output differs, {} cuts", cuts.len());
+                assert_eq!(ours.result, Ok(crc));
+                assert!(agrees(&ours, &run_reference(stream, OutputBound::Exact(len), cuts)));
+            }
+            let bound = OutputBound::AtMost(250_000);
+            let ours = run_engine(stream, bound, &[]);
+            assert_eq!(ours.result.unwrap_err().reason, InflateReason::LimitExceeded);
+            assert!(agrees(&ours, &run_reference(stream, bound, &[])));
         }
     }
 

@@ -20,6 +20,7 @@ pub mod raw;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod reference;
+mod run;
 
 pub use deflate::{DeflateError, Deflater, deflate};
 pub use error::{InflateError, InflateReason};

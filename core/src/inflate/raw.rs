@@ -272,13 +272,16 @@ impl Inflater {
     }
 
     /// Once the window is full, keeps its last 32 KiB as history at its start (§2.7).
-    /// Called before decoding, when the last chunk has been handed out.
+    /// Called before decoding, when the last chunk has been handed out. A window that
+    /// holds one repeated byte throughout already has that history (§2.7.1).
     fn slide(&mut self) {
         if self.pos < WINDOW_SIZE {
             return;
         }
         let from = self.pos.saturating_sub(MAX_DISTANCE);
-        self.window.copy_within(from..self.pos, 0);
+        if self.decoder.run.slide(from, self.pos) {
+            self.window.copy_within(from..self.pos, 0);
+        }
         self.pos = MAX_DISTANCE;
     }
 
@@ -346,8 +349,12 @@ impl Inflater {
         self.chunk_len = written;
         let end = self.pos.saturating_add(written);
         if let Some(chunk) = self.window.get(self.pos..end) {
-            // spec/inflate.md §2.6: every chunk is digested before it is handed out.
-            self.digest.update(chunk);
+            // spec/inflate.md §2.6: every chunk is digested before it is handed out;
+            // §2.7.1: a chunk of one repeated byte through the shortcut for it.
+            match self.decoder.run.covers(self.pos, end) {
+                Some(byte) => self.digest.update_repeated(chunk, byte),
+                None => self.digest.update(chunk),
+            }
         }
         self.produced = produced;
         self.pos = end;

@@ -433,7 +433,8 @@ pub struct Case {
 }
 
 /// Data of one of several shapes: random, text, runs, skewed bytes (for codes longer
-/// than the root table), mixed, tiny.
+/// than the root table), mixed, one byte, long runs of a few bytes broken by text (runs
+/// that fill and slide the window, §2.7.1).
 pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
     const WORDS: [&str; 8] = [
         "tree",
@@ -452,7 +453,7 @@ pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
         2 => c.below(40_000),
         _ => c.below(200_000),
     };
-    let shape = c.below(6);
+    let shape = c.below(7);
     while out.len() < len {
         match shape {
             0 => out.push(c.below(256) as u8),
@@ -475,7 +476,14 @@ pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
                     out.extend_from_slice(c.pick(&WORDS).as_bytes());
                 }
             }
-            _ => out.push(b'a'),
+            5 => out.push(b'a'),
+            _ => {
+                let b = c.below(3) as u8;
+                out.extend(core::iter::repeat_n(b, c.below(150_000)));
+                if c.one_in(2) {
+                    out.extend_from_slice(c.pick(&WORDS).as_bytes());
+                }
+            }
         }
     }
     out.truncate(len);

@@ -131,6 +131,16 @@ fn wt() -> u64 {
     wl() - 8
 }
 
+/// Runs of one byte long enough to fill and slide the inflate window (`spec/inflate.md`
+/// §2.7.1), broken by a literal and by a run of another byte.
+fn runs() -> Vec<u8> {
+    let mut out = vec![0u8; 300_000];
+    out.push(b'X');
+    out.extend(std::iter::repeat_n(0u8, 100_000));
+    out.extend(std::iter::repeat_n(0xFFu8, 200_000));
+    out
+}
+
 /// A fixed block whose first symbol is a match of distance 1: reaches before the start.
 fn distance_before_start() -> Vec<u8> {
     let mut s = Stream::new();
@@ -290,6 +300,10 @@ cases! {
         => Reject(R::SizeMismatch { expected: TEXT.len() as u32 ^ 1, actual: TEXT.len() as u32 }, wt() + 4);
     crc_checked_before_isize: flip_back(flip_back(w(), 8), 4)
         => Reject(R::CrcMismatch { expected: crc32(TEXT) ^ 1, actual: crc32(TEXT) }, wt());
+    // §2.7.1: the CRC-32 reported is the output's, though runs that fill the window
+    // have theirs appended rather than computed over their bytes.
+    crc_mismatch_after_runs_that_fill_the_window: flip_back(plain(&runs()), 8)
+        => Reject(R::CrcMismatch { expected: crc32(&runs()) ^ 1, actual: crc32(&runs()) }, plain(&runs()).len() as u64 - 8);
     second_member_crc_mismatch: cat(&[&w(), &flip_back(w(), 8)])
         => Reject(R::CrcMismatch { expected: crc32(TEXT) ^ 1, actual: crc32(TEXT) }, wl() + wt());
     // §5.8 after a member: garbage, padding then garbage, a member after padding, a

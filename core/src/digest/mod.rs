@@ -4,6 +4,9 @@
 //! members, tar payloads, gzip members) feeds each chunk once through [`ChunkDigest`]
 //! instead of hashing the bytes in separate passes.
 
+mod repeated;
+
+use repeated::Repeated;
 use sha2::{Digest, Sha256};
 
 /// Running CRC-32 (ISO-HDLC, as ZIP and gzip use it) plus an optional SHA-256.
@@ -12,6 +15,8 @@ pub struct ChunkDigest {
     crc: crc32fast::Hasher,
     sha: Option<Sha256>,
     len: u64,
+    /// The last chunk of one repeated byte, for [`ChunkDigest::update_repeated`].
+    repeated: Option<Repeated>,
 }
 
 impl ChunkDigest {
@@ -21,6 +26,7 @@ impl ChunkDigest {
             crc: crc32fast::Hasher::new(),
             sha: None,
             len: 0,
+            repeated: None,
         }
     }
 
@@ -39,6 +45,25 @@ impl ChunkDigest {
             sha.update(chunk);
         }
         self.len = self.len.saturating_add(chunk.len() as u64);
+    }
+
+    /// Adds `chunk`, which the caller knows to be `chunk.len()` copies of `byte`
+    /// (`spec/inflate.md` §2.7.1). Without SHA-256, a chunk of the same byte and length
+    /// as the last such chunk is not read: its CRC-32 is appended by one multiplication
+    /// modulo the CRC polynomial (`digest/repeated.rs`). The digests are those
+    /// [`ChunkDigest::update`] gives.
+    pub fn update_repeated(&mut self, chunk: &[u8], byte: u8) {
+        debug_assert!(chunk.iter().all(|&b| b == byte), "not one repeated byte");
+        if self.sha.is_some() {
+            return self.update(chunk);
+        }
+        let repeated = Repeated::new(self.repeated, chunk, byte);
+        let len = chunk.len() as u64;
+        let crc = repeated.append(self.crc32());
+        let total = self.crc.total_len().saturating_add(len);
+        self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
+        self.len = self.len.saturating_add(len);
+        self.repeated = Some(repeated);
     }
 
     /// Bytes seen so far.
