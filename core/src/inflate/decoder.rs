@@ -11,10 +11,15 @@
 //! output bytes of room remain: a 64-bit bit buffer refilled by one 8-byte load, one
 //! table lookup per code (two for the rare codes over 12 bits) made as soon as the
 //! previous code is consumed, up to three literal entries (each one or two literals)
-//! per refill, and matches copied 8 bytes at a time (the room covers the overrun). A
-//! distance-1 match is a run of one byte (`inflate/run.rs`, §2.7.1): the bits that
-//! follow it are compared with its own, and while they are equal the same match is
-//! taken again without decoding it.
+//! per refill, and matches copied 8 bytes at a time (the room covers the overrun).
+//!
+//! A distance-1 match of the longest length is a run of one byte (§2.7.1): the fast
+//! loop hands it over as a pending copy, written by [`Run::fill`] (`inflate/run.rs`),
+//! and [`Decoder::run_matches`] then takes the matches after it whose bits are the
+//! same by comparing bits. Both live outside the fast loop, out of line: anything the
+//! loop keeps live costs it registers, and any code inlined into the function that
+//! holds it changes how they are allocated (each cost 3–5 % on the benchmark's streams,
+//! `cli/benches/HISTORY.md`).
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -233,7 +238,7 @@ impl Decoder {
     /// Decodes `input` into `out[out_pos..out_end]`. `out[..out_pos]` is the history;
     /// nothing at or past `out_end` is handed out (`out_end` is capped at `out.len()`).
     /// The fast loop runs only when `out` is the engine's window of
-    /// [`WINDOW_SIZE`](crate::inflate::WINDOW_SIZE) bytes. See [`Status`].
+    /// [`WINDOW_SIZE`] bytes. See [`Status`].
     pub(crate) fn decompress(
         &mut self,
         input: &[u8],
@@ -369,8 +374,14 @@ impl Decoder {
     /// the data is invalid.
     fn run(&mut self, bits: &mut Bits<'_>, out: &mut [u8], op: &mut usize, out_end: usize) -> Stop {
         loop {
-            if self.copy_len > 0 && !self.pending_copy(out, op, out_end) {
-                return Stop::OutputFull;
+            if self.copy_len > 0 {
+                let longest_run = self.copy_dist == 1 && self.copy_len == MAX_MATCH;
+                if !self.pending_copy(out, op, out_end) {
+                    return Stop::OutputFull;
+                }
+                if longest_run {
+                    self.run_matches(bits, out, op, out_end);
+                }
             }
             let stop = match self.block {
                 Block::Done => return Stop::Done,
@@ -394,6 +405,46 @@ impl Decoder {
         *op += n;
         self.copy_len -= n;
         self.copy_len == 0
+    }
+
+    /// After a distance-1 match of the longest length (a run of one byte, §2.7.1), takes
+    /// the matches that follow with the same bits as it, as long as the output has room
+    /// for one: the same bits decode to the same match within a block, so each is taken
+    /// by comparing bits rather than by decoding. Stops at the first other symbol, at
+    /// the end of the input or of the room; the main loop goes on from there.
+    #[inline(never)]
+    fn run_matches(&mut self, bits: &mut Bits<'_>, out: &mut [u8], op: &mut usize, out_end: usize) {
+        let Some(width) = self.run_width(bits) else {
+            return;
+        };
+        if !bits.need(width) {
+            return;
+        }
+        let code = bits.peek(width);
+        while out_end.saturating_sub(*op) >= MAX_MATCH && bits.need(width) && bits.peek(width) == code {
+            bits.consume(width);
+            self.run.fill(out, *op, MAX_MATCH);
+            *op += MAX_MATCH;
+        }
+    }
+
+    /// The number of bits of the next symbol when it is a distance-1 match of the
+    /// longest length (length symbol 285 and distance symbol 0 take no extra bits):
+    /// decoded once, tentatively, and given back.
+    fn run_width(&self, bits: &mut Bits<'_>) -> Option<u32> {
+        let start = mark(bits);
+        let width = (|| {
+            let e = slow_lookup(bits, &self.tables, 0, LITLEN_ROOT)?;
+            let plain = |e: u32, v: usize| e & KIND_MASK == BASE && value(e) == v && (e >> EXTRA_SHIFT) & 0x1F == 0;
+            if !plain(e, MAX_MATCH) {
+                return None;
+            }
+            bits.consume(e & LEN_MASK);
+            let d = slow_lookup(bits, &self.tables, DIST_AT, DIST_ROOT)?;
+            plain(d, 1).then_some((e & LEN_MASK) + (d & LEN_MASK))
+        })();
+        restore(bits, start);
+        width
     }
 
     /// Reads a block header (RFC 1951 §3.2.3), for a dynamic block the whole code
@@ -572,7 +623,7 @@ impl Decoder {
         if let Some(stop) = self.fast(bits, out, op, out_end) {
             return Some(stop);
         }
-        if self.block != Block::Huffman {
+        if self.block != Block::Huffman || self.copy_len > 0 {
             return None;
         }
         self.slow_symbol(bits, out, op, out_end)
@@ -595,10 +646,10 @@ impl Decoder {
         ) else {
             return None;
         };
-        let run = &mut self.run;
         let limit = out_end.saturating_sub(FAST_OUTPUT);
         let mut pos = *op;
         let mut ended = false;
+        let mut to_run = false;
         let result = loop {
             if pos > limit || src.len().saturating_sub(ip) < FAST_INPUT || out_end < FAST_OUTPUT {
                 break None;
@@ -629,7 +680,6 @@ impl Decoder {
                 refill(src, &mut ip, &mut bb, &mut bc);
             }
             let kind = e & KIND_MASK;
-            let (match_bits, match_count) = (bb, bc);
             bb = bb.wrapping_shr(e);
             bc -= e & LEN_MASK;
             if kind != BASE {
@@ -657,34 +707,13 @@ impl Decoder {
             if dist > pos {
                 break Some(Stop::Corrupt);
             }
-            if dist != 1 {
-                copy_fast(out, pos, dist, len);
-                pos += len;
-                continue;
+            if dist == 1 && len == MAX_MATCH {
+                // spec/inflate.md §2.7.1: a run of one byte goes to `run_matches`.
+                to_run = true;
+                break None;
             }
-            run.fill(out, pos, len);
+            copy_fast(out, pos, dist, len);
             pos += len;
-            // spec/inflate.md §2.7.1: the same bits again are the same match again
-            // (a distance of 1 has no extra bits), so a run of equal matches is read
-            // by comparing bits, not by decoding each.
-            let width = match_count - bc;
-            let mask = (1u64 << width) - 1;
-            let code = match_bits & mask;
-            while pos <= limit {
-                if bc < width {
-                    if src.len().saturating_sub(ip) < FAST_INPUT {
-                        break;
-                    }
-                    refill(src, &mut ip, &mut bb, &mut bc);
-                }
-                if bb & mask != code {
-                    break;
-                }
-                run.fill(out, pos, len);
-                pos += len;
-                bb >>= width;
-                bc -= width;
-            }
         };
         *op = pos;
         bits.pos = ip;
@@ -692,6 +721,11 @@ impl Decoder {
         bits.count = bc;
         if ended {
             self.end_block();
+        }
+        if to_run {
+            // Decoded, not yet written: `run` writes it as a pending copy.
+            self.copy_len = MAX_MATCH;
+            self.copy_dist = 1;
         }
         if result.is_none() {
             bits.clean();
@@ -932,8 +966,9 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     }
 }
 
-/// Copies a match of exactly `len` bytes from `dist` back at `pos`. A distance of 1 is
-/// a run of one byte, written by [`Run::fill`] (§2.7.1).
+/// Copies a match of exactly `len` bytes from `dist` back at `pos`, for a match cut by
+/// the output's end or decoded by the slow path. A distance of 1 is a run of one byte,
+/// written by [`Run::fill`], which records it (§2.7.1).
 fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize, run: &mut Run) {
     if dist == 1 {
         run.fill(out, pos, len);
@@ -945,11 +980,19 @@ fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize, run: &mut Run
 /// Copies a match of exactly `len` bytes from `dist` back at `pos`. The bytes from
 /// the source to `pos` repeat with period `dist`, so each step copies, from the
 /// source, as many bytes as have been written since it (a whole number of periods):
-/// `dist`, then twice that, and so on; each step's ranges do not overlap.
+/// `dist`, then twice that, and so on; each step's ranges do not overlap. A distance
+/// of 1 is one fill.
 fn copy_periodic(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     let Some(src) = pos.checked_sub(dist) else {
         return;
     };
+    if dist == 1 {
+        let b = out.get(src).copied().unwrap_or(0);
+        if let Some(run) = out.get_mut(pos..pos + len) {
+            run.fill(b);
+        }
+        return;
+    }
     let mut done = 0usize;
     while done < len {
         let n = (dist + done).min(len - done);

@@ -14,6 +14,9 @@
 //! The record is kept by the one writer of distance-1 matches, [`Run::fill`], and is
 //! only trusted while nothing else has written since: any other write moves the output
 //! position past [`Run`]'s end, and the next distance-1 match then starts a new run.
+//! (The decoder adds a fourth saving of its own: after a distance-1 match of the
+//! longest length it takes the matches whose bits repeat that one's without decoding
+//! them, `Decoder::run_matches` in `inflate/decoder.rs`.)
 
 use crate::inflate::raw::WINDOW_SIZE;
 
