@@ -52,7 +52,7 @@ impl ChunkDigest {
     /// as the last such chunk is not read: its CRC-32 is appended by one multiplication
     /// modulo the CRC polynomial (`digest/repeated.rs`). The digests are those
     /// [`ChunkDigest::update`] gives.
-    pub fn update_repeated(&mut self, chunk: &[u8], byte: u8) {
+    pub(crate) fn update_repeated(&mut self, chunk: &[u8], byte: u8) {
         debug_assert!(chunk.iter().all(|&b| b == byte), "not one repeated byte");
         if self.sha.is_some() {
             return self.update(chunk);
