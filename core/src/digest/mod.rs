@@ -58,7 +58,7 @@ impl ChunkDigest {
             return self.update(chunk);
         }
         let repeated = Repeated::new(self.repeated, chunk, byte);
-        let len = chunk.len() as u64;
+        let len = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
         let crc = repeated.append(self.crc32());
         let total = self.crc.total_len().saturating_add(len);
         self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
