@@ -707,8 +707,10 @@ impl Decoder {
             if dist > pos {
                 break Some(Stop::Corrupt);
             }
-            if dist == 1 && len == MAX_MATCH {
-                // spec/inflate.md §2.7.1: a run of one byte goes to `run_matches`.
+            // spec/inflate.md §2.7.1: a run of one byte goes to `run_matches`, when the
+            // next code also starts a match of 258 (a guess from the bits at hand, which
+            // may be too few: either way the output is the same, only the speed differs).
+            if dist == 1 && len == MAX_MATCH && is_longest(lookup(tables, 0, bb, LITLEN_ROOT)) {
                 to_run = true;
                 break None;
             }
@@ -856,6 +858,12 @@ fn put(out: &mut [u8], pos: usize, e: u32) -> usize {
         o.copy_from_slice(&[first, second]);
     }
     1 + ((e >> 9) & 1) as usize
+}
+
+/// True when entry `e` is the length 258, which takes no extra bits (symbol 285).
+#[inline(always)]
+fn is_longest(e: u32) -> bool {
+    e & KIND_MASK == BASE && value(e) == MAX_MATCH && (e >> EXTRA_SHIFT) & 0x1F == 0
 }
 
 /// A [`PAIR`] entry reduced to its first literal, for the slow path.
