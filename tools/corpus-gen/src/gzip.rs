@@ -159,9 +159,11 @@ fn ring_wrapping_member() -> Vec<u8> {
     plain(&vec![b'z'; 70_000])
 }
 
-/// The decompression bomb: a member whose output is 1 + 258 × `MATCHES` zero bytes
-/// (about 128 MiB) from a dynamic block of two-bit matches, the densest deflate allows
-/// (RFC 1951: a match needs at least one bit of length code and one of distance code).
+/// A decompression bomb member: `period` literals (the bytes 0, 1, …) and then 258 ×
+/// `MATCHES` bytes that repeat them, about 128 MiB, from a dynamic block of two-bit
+/// matches (length 258, distance `period`), the densest deflate allows (RFC 1951: a match
+/// needs at least one bit of length code and one of distance code). Period 1 is a run of
+/// zero bytes; period 2 makes every match a copy of two bytes repeated.
 struct Bomb {
     member: Vec<u8>,
     /// Bytes of the member (header included) up to the end of the last match.
@@ -171,50 +173,74 @@ struct Bomb {
 /// Matches per bomb member: the smallest count that makes two members exceed 256 MiB.
 const MATCHES: u64 = 520_224;
 
-// Each member alone is under the limit and two are over it; one match fewer per member
-// would not be; the second member's excess byte comes from its last match.
+// For both periods: each member alone is under the limit and two are over it; one match
+// fewer per member would not be; the second member's excess byte comes from its last match.
 const _: () = {
-    let one = 1 + 258 * MATCHES;
-    assert!(one < LIMIT && 2 * one > LIMIT);
-    assert!(2 * (1 + 258 * (MATCHES - 1)) <= LIMIT);
-    assert!(one + 1 + 258 * (MATCHES - 1) <= LIMIT);
+    let mut period = 1;
+    while period <= 2 {
+        let one = period + 258 * MATCHES;
+        assert!(one < LIMIT && 2 * one > LIMIT);
+        assert!(2 * (period + 258 * (MATCHES - 1)) <= LIMIT);
+        assert!(one + period + 258 * (MATCHES - 1) <= LIMIT);
+        period += 1;
+    }
 };
 
+/// The bomb member of period 1 (zero bytes).
 fn bomb() -> &'static Bomb {
     static BOMB: OnceLock<Bomb> = OnceLock::new();
-    BOMB.get_or_init(|| {
-        let mut s = Stream::untracked();
-        // Literal/length code: 285 (length 258) in 1 bit, the literal 0 and the end
-        // of block in 2; one distance code of 1 bit (distance 1).
-        let mut lit = vec![0u8; 286];
-        lit[285] = 1;
-        lit[0] = 2;
+    BOMB.get_or_init(|| bomb_of_period(1))
+}
+
+/// The bomb member of period 2 (the bytes 0 and 1 in turn).
+fn bomb_of_two() -> &'static Bomb {
+    static BOMB: OnceLock<Bomb> = OnceLock::new();
+    BOMB.get_or_init(|| bomb_of_period(2))
+}
+
+fn bomb_of_period(period: u8) -> Bomb {
+    let mut s = Stream::untracked();
+    // Literal/length code: 285 (length 258) in 1 bit; for period 1 the literal 0 and
+    // the end of block in 2, for period 2 the literal 0 in 2 and the literal 1 and the
+    // end of block in 3. One distance code of 1 bit (distance `period`).
+    let mut lit = vec![0u8; 286];
+    lit[285] = 1;
+    lit[0] = 2;
+    let mut dist = vec![0u8; usize::from(period)];
+    dist[usize::from(period) - 1] = 1;
+    if period == 1 {
         lit[256] = 2;
-        s.dynamic(true, &lit, &[1]);
-        s.literal(0);
-        for _ in 0..MATCHES {
-            s.copy(258, 1);
-        }
-        let through_last_match = 10 + s.bits.bytes_so_far();
-        s.end_block();
-        let len = s.out_len;
-        let mut crc = ChunkDigest::crc_only();
-        let zeros = vec![0u8; 1 << 20];
-        let mut left = len;
-        while left > 0 {
-            let n = left.min(zeros.len() as u64);
-            crc.update(&zeros[..usize::try_from(n).expect("small")]);
-            left -= n;
-        }
-        let mut member = fixed(0, 0, 0, 255);
-        member.extend_from_slice(&s.finish());
-        member.extend_from_slice(&crc.crc32().to_le_bytes());
-        member.extend_from_slice(&u32::try_from(len & 0xffff_ffff).expect("masked").to_le_bytes());
-        Bomb {
-            member,
-            through_last_match,
-        }
-    })
+    } else {
+        lit[1] = 3;
+        lit[256] = 3;
+    }
+    s.dynamic(true, &lit, &dist);
+    for b in 0..period {
+        s.literal(b);
+    }
+    for _ in 0..MATCHES {
+        s.copy(258, u16::from(period));
+    }
+    let through_last_match = 10 + s.bits.bytes_so_far();
+    s.end_block();
+    let len = s.out_len;
+    let mut crc = ChunkDigest::crc_only();
+    // 1 MiB is a whole number of periods, so every piece starts with the byte 0.
+    let piece: Vec<u8> = (0..1u32 << 20).map(|i| (i % u32::from(period)) as u8).collect();
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(piece.len() as u64);
+        crc.update(&piece[..usize::try_from(n).expect("small")]);
+        left -= n;
+    }
+    let mut member = fixed(0, 0, 0, 255);
+    member.extend_from_slice(&s.finish());
+    member.extend_from_slice(&crc.crc32().to_le_bytes());
+    member.extend_from_slice(&u32::try_from(len & 0xffff_ffff).expect("masked").to_le_bytes());
+    Bomb {
+        member,
+        through_last_match,
+    }
 }
 
 cases! {
@@ -324,6 +350,9 @@ cases! {
     // byte comes from the second member's last match.
     output_over_256_mib_across_two_members: cat(&[&bomb().member, &bomb().member])
         => Reject(R::LimitExceeded, bomb().member.len() as u64 + bomb().through_last_match);
+    // The same with a period of two bytes: no run of one byte, so every byte is written.
+    output_over_256_mib_of_period_2_across_two_members: cat(&[&bomb_of_two().member, &bomb_of_two().member])
+        => Reject(R::LimitExceeded, bomb_of_two().member.len() as u64 + bomb_of_two().through_last_match);
 }
 
 /// The corpus files of this module.
@@ -345,7 +374,7 @@ mod tests {
     }
 
     #[test]
-    fn files_are_small_except_the_one_bomb() {
+    fn files_are_small_except_the_bombs() {
         for f in files() {
             if f.path.contains("output-over-256-mib") {
                 assert!(f.bytes.len() < 300 * 1024, "{} {}", f.path, f.bytes.len());
