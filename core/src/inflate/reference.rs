@@ -433,8 +433,8 @@ pub struct Case {
 }
 
 /// Data of one of several shapes: random, text, runs, skewed bytes (for codes longer
-/// than the root table), mixed, one byte, long runs of a few bytes broken by text (runs
-/// that fill and slide the window, §2.7.1).
+/// than the root table), mixed, one byte, short periods repeated at length, long runs of
+/// a few bytes broken by text (runs that fill and slide the window, §2.7.1).
 pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
     const WORDS: [&str; 8] = [
         "tree",
@@ -453,7 +453,7 @@ pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
         2 => c.below(40_000),
         _ => c.below(200_000),
     };
-    let shape = c.below(7);
+    let shape = c.below(8);
     while out.len() < len {
         match shape {
             0 => out.push(c.below(256) as u8),
@@ -477,6 +477,12 @@ pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
                 }
             }
             5 => out.push(b'a'),
+            6 => {
+                // A short period repeated at length (matches of distance 2 to 17).
+                let period: alloc::vec::Vec<u8> = (0..2 + c.below(16)).map(|_| c.below(256) as u8).collect();
+                let n = c.below(3_000);
+                out.extend(period.iter().cycle().take(n));
+            }
             _ => {
                 let b = c.below(3) as u8;
                 out.extend(core::iter::repeat_n(b, c.below(150_000)));
