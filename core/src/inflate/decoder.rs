@@ -954,7 +954,7 @@ fn read_lengths(bits: &mut Bits<'_>, table: &[u32], lens: &mut [u8]) -> Result<(
 #[inline(always)]
 fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     let src = pos - dist;
-    if dist >= 16 || (dist >= 8 && len < 64) {
+    if dist >= 32 || (dist >= 8 && len < 64) {
         let mut s = src;
         let mut d = pos;
         let end = pos + len;
@@ -971,21 +971,24 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
         }
     } else if dist == 1 || len < 64 {
         copy_periodic(out, pos, dist, len);
+    } else if dist < 16 {
+        copy_pattern::<16>(out, pos, dist, len);
     } else {
-        copy_pattern(out, pos, dist, len);
+        copy_pattern::<32>(out, pos, dist, len);
     }
 }
 
-/// Copies a long match of distance 2 to 15, allowed to write up to 7 bytes past
-/// `pos + len` (the fast loop's margin). Its period (the `dist` bytes before `pos`, all
-/// written before this match) is repeated into a 16-byte word, stored with a stride of
-/// the largest multiple of `dist` up to 16: no load reads what this copy stored. An
-/// 8-byte copy from `dist` back would load, for each 8 bytes, what the store before it
-/// (distances up to 8) or the two before it (9 to 15, which the processor cannot
-/// forward from its store buffer) had just written (README, issue 8).
+/// Copies a long match of distance 2 to `W` − 1 (`W` is 16 or 32), allowed to write up
+/// to 7 bytes past `pos + len` (the fast loop's margin). Its period (the `dist` bytes
+/// before `pos`, all written before this match) is repeated into a `W`-byte word, stored
+/// with a stride of the largest multiple of `dist` up to `W`: no load reads what this
+/// copy stored. An 8-byte copy from `dist` back would load, for each 8 bytes, what the
+/// store before it (distances up to 8) or the two before it (the distances that are not
+/// a multiple of 8, which the processor cannot forward from its store buffer) had just
+/// written (README, issue 8).
 #[inline(never)]
-fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
-    let mut word = [0u8; 16];
+fn copy_pattern<const W: usize>(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+    let mut word = [0u8; W];
     let (Some(period), Some(start)) = (
         pos.checked_sub(dist).and_then(|src| out.get(src..pos)),
         word.get_mut(..dist),
@@ -995,37 +998,30 @@ fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     start.copy_from_slice(period);
     // Double the period in the word until it is full.
     let mut have = dist;
-    while have < 16 {
-        let n = have.min(16 - have);
+    while have < W {
+        let n = have.min(W - have);
         word.copy_within(..n, have);
         have += n;
     }
-    let (first, second) = word.split_at(8);
-    let (Ok(first), Ok(second)) = (<[u8; 8]>::try_from(first), <[u8; 8]>::try_from(second)) else {
-        return;
-    };
-    let (first, second) = (
-        u64::from_le_bytes(first).to_le_bytes(),
-        u64::from_le_bytes(second).to_le_bytes(),
-    );
-    let stride = 16 - 16 % dist;
+    let stride = W - W % dist;
     let end = pos + len;
     let mut d = pos;
-    // 16 bytes per step while that stays within 7 bytes past the end; then at most 8
-    // bytes are left, which one 8-byte store of the word's start covers.
-    while d + 16 <= end + 7 {
-        let Some(dst) = out.get_mut(d..d + 16) else {
+    // `W` bytes per step while that stays within 7 bytes past the end; then fewer than
+    // `W` − 7 are left, which 8-byte pieces of the word's start cover, in phase.
+    while d + W <= end + 7 {
+        let Some(dst) = out.get_mut(d..d + W) else {
             return;
         };
-        let (a, b) = dst.split_at_mut(8);
-        a.copy_from_slice(&first);
-        b.copy_from_slice(&second);
+        dst.copy_from_slice(&word);
         d += stride;
     }
-    if d < end
-        && let Some(dst) = out.get_mut(d..d + 8)
-    {
-        dst.copy_from_slice(&first);
+    let mut k = 0;
+    while d + k < end {
+        let (Some(dst), Some(piece)) = (out.get_mut(d + k..d + k + 8), word.get(k..k + 8)) else {
+            return;
+        };
+        dst.copy_from_slice(piece);
+        k += 8;
     }
 }
 
@@ -1132,14 +1128,14 @@ mod tests {
         }
     }
 
-    /// A long match of distance 2 to 15 written from a word that repeats its period
-    /// (`copy_pattern`): periods of 2 to 17 bytes at length, each after text so the
+    /// A long match of distance 2 to 31 written from a word that repeats its period
+    /// (`copy_pattern`): periods of 2 to 40 bytes at length, each after text so the
     /// period starts anywhere, decode to exactly the data at every level, whole and cut.
     #[test]
     fn short_periods_decode_as_written() {
         use alloc::vec::Vec;
         let mut data: Vec<u8> = Vec::new();
-        for period in 2..=17u8 {
+        for period in 2..=40u8 {
             data.extend_from_slice(b"some text ");
             data.extend(
                 (0..period)

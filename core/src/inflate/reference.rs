@@ -478,8 +478,8 @@ pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
             }
             5 => out.push(b'a'),
             6 => {
-                // A short period repeated at length (matches of distance 2 to 17).
-                let period: alloc::vec::Vec<u8> = (0..2 + c.below(16)).map(|_| c.below(256) as u8).collect();
+                // A short period repeated at length (matches of distance 2 to 40).
+                let period: alloc::vec::Vec<u8> = (0..2 + c.below(39)).map(|_| c.below(256) as u8).collect();
                 let n = c.below(3_000);
                 out.extend(period.iter().cycle().take(n));
             }
