@@ -1109,11 +1109,7 @@ mod tests {
         data.extend(repeat_n(0u8, 200_000));
         let crc = crc32fast::hash(&data);
         let len = data.len() as u64;
-        let mut streams: Vec<Vec<u8>> = [1u8, 6, 9]
-            .iter()
-            .map(|&level| miniz_oxide::deflate::compress_to_vec(&data, level))
-            .collect();
-        streams.push(crate::inflate::deflate(&data, usize::MAX).unwrap());
+        let streams = streams_of(&data);
         for stream in &streams {
             for cuts in [&[][..], &[1, 2, 3][..], &[stream.len() / 3, stream.len() / 2][..]] {
                 let ours = run_engine(stream, OutputBound::Exact(len), cuts);
@@ -1126,6 +1122,16 @@ mod tests {
             assert_eq!(ours.result.unwrap_err().reason, InflateReason::LimitExceeded);
             assert!(agrees(&ours, &run_reference(stream, bound, &[])));
         }
+    }
+
+    /// `data` compressed by miniz_oxide at levels 1, 6 and 9 and by modelgate's writer.
+    fn streams_of(data: &[u8]) -> alloc::vec::Vec<alloc::vec::Vec<u8>> {
+        let mut streams: alloc::vec::Vec<_> = [1u8, 6, 9]
+            .iter()
+            .map(|&level| miniz_oxide::deflate::compress_to_vec(data, level))
+            .collect();
+        streams.push(crate::inflate::deflate(data, usize::MAX).unwrap());
+        streams
     }
 
     /// A long match of distance 2 to 31 written from a word that repeats its period
@@ -1146,11 +1152,7 @@ mod tests {
         }
         let crc = crc32fast::hash(&data);
         let len = data.len() as u64;
-        let mut streams: Vec<Vec<u8>> = [1u8, 6, 9]
-            .iter()
-            .map(|&level| miniz_oxide::deflate::compress_to_vec(&data, level))
-            .collect();
-        streams.push(crate::inflate::deflate(&data, usize::MAX).unwrap());
+        let streams = streams_of(&data);
         for stream in &streams {
             for cuts in [&[][..], &[stream.len() / 2][..]] {
                 let ours = run_engine(stream, OutputBound::Exact(len), cuts);
