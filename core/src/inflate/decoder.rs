@@ -1003,7 +1003,7 @@ fn copy_pattern<const W: usize>(out: &mut [u8], pos: usize, dist: usize, len: us
         word.copy_within(..n, have);
         have += n;
     }
-    let stride = W - W % dist;
+    let stride = W - W % dist.max(1);
     let end = pos + len;
     let mut d = pos;
     // `W` bytes per step while that stays within 7 bytes past the end; then fewer than
