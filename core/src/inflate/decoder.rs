@@ -11,12 +11,14 @@
 //! output bytes of room remain: a 64-bit bit buffer refilled by one 8-byte load, one
 //! table lookup per code (two for the rare codes over 12 bits) made as soon as the
 //! previous code is consumed, up to three literal entries (each one or two literals)
-//! per refill, and matches copied 8 bytes at a time (the room covers the overrun).
+//! per refill, and matches copied 8 bytes at a time (the room covers the overrun);
+//! a long match at a distance of 2 to 31 is written from a word holding its period
+//! ([`copy_pattern`]), so that no load waits on a byte just stored.
 //!
-//! A distance-1 match of the longest length is a run of one byte (§2.7.1): the fast
-//! loop hands it over as a pending copy, written by [`Run::fill`] (`inflate/run.rs`),
-//! and [`Decoder::run_matches`] then takes the matches after it whose bits are the
-//! same by comparing bits. Both live outside the fast loop, out of line: anything the
+//! A distance-1 match of the longest length followed by another longest length is a
+//! run of one byte (§2.7.1): the fast loop hands it over as a pending copy, written by
+//! [`Run::fill`] (`inflate/run.rs`), and [`Decoder::run_matches`] then takes the matches
+//! after it whose bits are the same by comparing bits. Both live outside the fast loop, out of line: anything the
 //! loop keeps live costs it registers, and any code inlined into the function that
 //! holds it changes how they are allocated (each cost 3–5 % on the benchmark's streams,
 //! `cli/benches/HISTORY.md`).
@@ -435,13 +437,12 @@ impl Decoder {
         let start = mark(bits);
         let width = (|| {
             let e = slow_lookup(bits, &self.tables, 0, LITLEN_ROOT)?;
-            let plain = |e: u32, v: usize| e & KIND_MASK == BASE && value(e) == v && (e >> EXTRA_SHIFT) & 0x1F == 0;
-            if !plain(e, MAX_MATCH) {
+            if !is_plain_base(e, MAX_MATCH) {
                 return None;
             }
             bits.consume(e & LEN_MASK);
             let d = slow_lookup(bits, &self.tables, DIST_AT, DIST_ROOT)?;
-            plain(d, 1).then_some((e & LEN_MASK) + (d & LEN_MASK))
+            is_plain_base(d, 1).then_some((e & LEN_MASK) + (d & LEN_MASK))
         })();
         restore(bits, start);
         width
@@ -863,7 +864,13 @@ fn put(out: &mut [u8], pos: usize, e: u32) -> usize {
 /// True when entry `e` is the length 258, which takes no extra bits (symbol 285).
 #[inline(always)]
 fn is_longest(e: u32) -> bool {
-    e & KIND_MASK == BASE && value(e) == MAX_MATCH && (e >> EXTRA_SHIFT) & 0x1F == 0
+    is_plain_base(e, MAX_MATCH)
+}
+
+/// True when entry `e` is a length or distance of exactly `base`, with no extra bits.
+#[inline(always)]
+fn is_plain_base(e: u32, base: usize) -> bool {
+    e & KIND_MASK == BASE && value(e) == base && (e >> EXTRA_SHIFT) & 0x1F == 0
 }
 
 /// A [`PAIR`] entry reduced to its first literal, for the slow path.

@@ -12,9 +12,10 @@
 //! The window's contents, the chunks handed out, the digests, errors and offsets are
 //! those of writing every byte; only work that would rewrite equal bytes is skipped.
 //! The record is kept by [`Run::fill`], which writes the distance-1 matches of the
-//! longest length and those a chunk's end cuts or the exact-input path decodes, and it
-//! is only trusted while nothing else has written since: any other write (the fast
-//! loop's shorter distance-1 fills included) moves the output position past [`Run`]'s
+//! longest length that the fast loop hands over (those followed by another longest
+//! length) and those a chunk's end cuts or the exact-input path decodes, and it is only
+//! trusted while nothing else has written since: any other write (the fast loop's own
+//! distance-1 fills included) moves the output position past [`Run`]'s
 //! end, and the next [`Run::fill`] then starts a new run.
 //! (The decoder adds a fourth saving of its own: after a distance-1 match of the
 //! longest length it takes the matches whose bits repeat that one's without decoding
