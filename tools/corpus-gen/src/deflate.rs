@@ -180,7 +180,7 @@ fn length_symbol(len: u16) -> (usize, u32, u32) {
 }
 
 /// Distance symbol, extra-bit count and extra value for a distance 1..=32768 (RFC 1951 §3.2.5).
-fn distance_symbol(dist: u16) -> (usize, u32, u32) {
+pub fn distance_symbol(dist: u16) -> (usize, u32, u32) {
     assert!((1..=32768).contains(&dist));
     let mut base = 1u32;
     for i in 0..30usize {

@@ -4,7 +4,7 @@
 //! the reason and absolute byte offset) that the tests below assert through
 //! `modelgate_core::gzip::gunzip`.
 
-use crate::deflate::{SHORT, Stream, crc32, long_text, multi_block, ring_wrap, written};
+use crate::deflate::{SHORT, Stream, crc32, distance_symbol, long_text, multi_block, ring_wrap, written};
 use crate::{CorpusFile, Expect};
 use Expect::{Reject, Valid};
 use modelgate_core::digest::ChunkDigest;
@@ -160,10 +160,11 @@ fn ring_wrapping_member() -> Vec<u8> {
 }
 
 /// A decompression bomb member: `period` literals (the bytes 0, 1, …) and then 258 ×
-/// `MATCHES` bytes that repeat them, about 128 MiB, from a dynamic block of two-bit
-/// matches (length 258, distance `period`), the densest deflate allows (RFC 1951: a match
-/// needs at least one bit of length code and one of distance code). Period 1 is a run of
-/// zero bytes; period 2 makes every match a copy of two bytes repeated.
+/// `MATCHES` bytes that repeat them, about 128 MiB, from a dynamic block of matches of
+/// length 258 and distance `period` in two bits plus the distance's extra bits, the
+/// densest deflate allows (RFC 1951: a match needs at least one bit of length code and
+/// one of distance code). Period 1 is a run of zero bytes; period 2 makes every match a
+/// copy of two bytes repeated.
 struct Bomb {
     member: Vec<u8>,
     /// Bytes of the member (header included) up to the end of the last match.
@@ -173,10 +174,10 @@ struct Bomb {
 /// Matches per bomb member: the smallest count that makes two members exceed 256 MiB.
 const MATCHES: u64 = 520_224;
 
-// For both periods: each member alone is under the limit and two are over it; one match
+// For every period: each member alone is under the limit and two are over it; one match
 // fewer per member would not be; the second member's excess byte comes from its last match.
 const _: () = {
-    let periods = [1, 2, 9];
+    let periods = [1, 2, 9, 33];
     let mut i = 0;
     while i < periods.len() {
         let period = periods[i];
@@ -206,23 +207,29 @@ fn bomb_of_nine() -> &'static Bomb {
     BOMB.get_or_init(|| bomb_of_period(9))
 }
 
-/// Code lengths of a bomb of `period` 1, 2 or 9: the length 258 (symbol 285) in one bit,
-/// the literals 0 to `period` − 1 and the end of block filling the other half of a
-/// complete code; one distance code of one bit, for the distance `period` (symbols 0,
-/// 1 and 6; distance 9 is symbol 6 with two extra bits, 0).
+/// The bomb member of period 33 (the bytes 0 to 32 in turn).
+fn bomb_of_thirty_three() -> &'static Bomb {
+    static BOMB: OnceLock<Bomb> = OnceLock::new();
+    BOMB.get_or_init(|| bomb_of_period(33))
+}
+
+/// Code lengths of a bomb of `period`: the length 258 (symbol 285) in one bit; the
+/// `period` literals 0 to `period` − 1 and the end of block, n symbols, filling the other
+/// half of a complete code (with 2^m ≥ n > 2^(m−1): 2^m − n of them in m bits and the
+/// rest in m + 1); one distance code of one bit, for the distance `period`.
 fn bomb_codes(period: u8) -> (Vec<u8>, Vec<u8>) {
     let mut lit = vec![0u8; 286];
     lit[285] = 1;
-    let (lengths, dist_symbol): (&[u8], usize) = match period {
-        1 => (&[2, 2], 0),
-        2 => (&[2, 3, 3], 1),
-        _ => (&[4, 4, 4, 4, 4, 4, 5, 5, 5, 5], 6),
-    };
+    let n = usize::from(period) + 1;
+    let m = n.next_power_of_two().trailing_zeros();
+    let short = n.next_power_of_two() - n;
     // The literals 0 .. period - 1, then the end of block.
-    for (i, &l) in lengths.iter().enumerate() {
-        let symbol = if i + 1 == lengths.len() { 256 } else { i };
-        lit[symbol] = l;
+    for i in 0..n {
+        let symbol = if i + 1 == n { 256 } else { i };
+        let bits = if i < short { m } else { m + 1 };
+        lit[symbol] = u8::try_from(bits).expect("small");
     }
+    let (dist_symbol, _, _) = distance_symbol(u16::from(period));
     let mut dist = vec![0u8; dist_symbol + 1];
     dist[dist_symbol] = 1;
     (lit, dist)
@@ -371,10 +378,15 @@ cases! {
     // The same with a period of two bytes: no run of one byte, so every byte is written.
     output_over_256_mib_of_period_2_across_two_members: cat(&[&bomb_of_two().member, &bomb_of_two().member])
         => Reject(R::LimitExceeded, bomb_of_two().member.len() as u64 + bomb_of_two().through_last_match);
-    // Period 9: each 8-byte copy reads bytes that the two stores before it wrote, the
-    // slowest copy there is (README, issue 8).
+    // Period 9: each 8-byte copy would read bytes that the two stores before it wrote
+    // (the slowest shape before the period word, README, issue 8).
     output_over_256_mib_of_period_9_across_two_members: cat(&[&bomb_of_nine().member, &bomb_of_nine().member])
         => Reject(R::LimitExceeded, bomb_of_nine().member.len() as u64 + bomb_of_nine().through_last_match);
+    // Period 33: the shortest distance above the period word's, whose 8-byte copies
+    // still read two stores just made; the slowest shape measured (README, issue 8).
+    output_over_256_mib_of_period_33_across_two_members:
+        cat(&[&bomb_of_thirty_three().member, &bomb_of_thirty_three().member])
+        => Reject(R::LimitExceeded, bomb_of_thirty_three().member.len() as u64 + bomb_of_thirty_three().through_last_match);
 }
 
 /// The corpus files of this module.
