@@ -153,6 +153,8 @@ fn in_process_cases(b: &mut Bench) {
         let st = models::safetensors_file(&b.dir, "weights", total, models::D);
         let small = models::onemodel_file(&b.dir, "weights-small", total / 16, models::D / 4);
         b.run(cases::inproc::onemodel_open(&big, &st, &small));
+        let tensors = models::onemodel_tensors_file(&b.dir, "weights-tensors", total, models::D);
+        b.run(cases::inproc::onemodel_tensors_open(&tensors, &st));
     }
 }
 

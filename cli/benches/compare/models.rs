@@ -42,6 +42,23 @@ pub fn onemodel_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
     )
 }
 
+/// A OneModel file of the same tensors as [`onemodel_file`] and nothing else: its graph has
+/// no nodes, inputs or outputs, so its manifest holds what a safetensors header holds.
+pub fn onemodel_tensors_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
+    cached(
+        &dir.join(format!("{name}.onemodel")),
+        &format!("total={total} d={d} tensors-only"),
+        |p| {
+            let mut m = model(total, d, false);
+            m.graph.nodes.clear();
+            m.graph.inputs.clear();
+            m.graph.outputs.clear();
+            let bytes = onemodel::write(&m).unwrap_or_else(|e| fail(&format!("onemodel::write: {e:?}")));
+            write(p, &bytes);
+        },
+    )
+}
+
 /// The safetensors file of the same tensors as [`onemodel_file`].
 pub fn safetensors_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
     cached(
