@@ -6,7 +6,7 @@
 //!   default) or a fraction such as `1/16` for a quick run.
 //! - `--cases A,B` / `MODELGATE_BENCH_CASES`: run only cases whose key contains one of
 //!   these (`mlbundle-deflated`, `mlbundle-stored`, `json-validate`, `json-value`,
-//!   `onemodel`, `onnx`, `mpk`, `mvb-export`, `mvb-import`, `hostile`).
+//!   `onemodel`, `onnx`, `mpk`, `mvb-export`, `mvb-import`, `hostile`, `bombs`).
 //! - `--reps N` / `MODELGATE_BENCH_REPS`: runs per implementation, alternating (default 5).
 //!
 //! Payloads are written to `target/bench-data/` (or `MODELGATE_BENCH_DATA`) and reused
@@ -179,9 +179,37 @@ fn disk_cases(b: &mut Bench) {
             b.run(cases::disk::mvb_import(&export, mvb::ID, &b.work));
         }
     }
+    if b.wanted("bombs") {
+        bomb_cases(b);
+    }
     if b.wanted("hostile") {
         let (rows, verdicts) = cases::hostile::run(&workspace().join("hostile-corpus"), b.opts.reps);
         b.add(rows, verdicts);
+    }
+}
+
+/// The corpus's gzip bombs and 128 MiB of a p-byte period, against miniz_oxide (no goal:
+/// README "Goals missed", hostile corpus).
+fn bomb_cases(b: &mut Bench) {
+    let gzip = workspace().join("hostile-corpus").join("gzip");
+    let mut bombs: Vec<PathBuf> = std::fs::read_dir(&gzip)
+        .unwrap_or_else(|e| measure::fail(&format!("{}: {e}", gzip.display())))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("LimitExceeded-output-over-256-mib"))
+        })
+        .collect();
+    bombs.sort();
+    for path in bombs {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        let name = format!("gzip bomb {stem} (256 MiB out)").leak();
+        b.run(cases::bombs::gzip_bomb(&path, name));
+    }
+    for period in [1, 2, 9, 16, 17, 31, 33, 41, 48, 64] {
+        let name = format!("128 MiB of a {period}-byte period, inflate").leak();
+        b.run(cases::bombs::period(period, name));
     }
 }
 

@@ -1,6 +1,7 @@
 //! Cases: each names its implementations (modelgate first, then its peers) and the goals of
 //! issue 8 it is judged by. Implementations run alternately, `reps` times each.
 
+pub mod bombs;
 pub mod disk;
 pub mod hostile;
 pub mod inproc;
