@@ -48,22 +48,27 @@ impl ChunkDigest {
     }
 
     /// Adds `chunk`, which the caller knows to be `chunk.len()` copies of `byte`
-    /// (`spec/inflate.md` §2.7.1). Without SHA-256, a chunk of the same byte and length
-    /// as the last such chunk is not read: its CRC-32 is appended by one multiplication
-    /// modulo the CRC polynomial (`digest/repeated.rs`). The digests are those
+    /// (`spec/inflate.md` §2.7.1). Without SHA-256, a chunk of the same length as the
+    /// repeated chunk before it is appended by one multiplication modulo the CRC
+    /// polynomial, and not read when its byte is the same too (`digest/repeated.rs`); any
+    /// other chunk is hashed as [`ChunkDigest::update`] would. The digests are those
     /// [`ChunkDigest::update`] gives.
     pub(crate) fn update_repeated(&mut self, chunk: &[u8], byte: u8) {
         debug_assert!(chunk.iter().all(|&b| b == byte), "not one repeated byte");
-        if self.sha.is_some() {
-            return self.update(chunk);
-        }
-        let repeated = Repeated::new(self.repeated, chunk, byte);
         let len = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
-        let crc = repeated.append(self.crc32());
-        let total = self.crc.total_len().saturating_add(len);
-        self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
-        self.len = self.len.saturating_add(len);
-        self.repeated = Some(repeated);
+        match self.repeated {
+            Some(last) if last.len() == len && self.sha.is_none() => {
+                let (crc, record) = last.append(self.crc32(), chunk, byte);
+                let total = self.crc.total_len().saturating_add(len);
+                self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
+                self.len = self.len.saturating_add(len);
+                self.repeated = Some(record);
+            }
+            _ => {
+                self.update(chunk);
+                self.repeated = self.sha.is_none().then(|| Repeated::seen(len, byte));
+            }
+        }
     }
 
     /// Bytes seen so far.

@@ -52,41 +52,57 @@ fn combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
     multiply(byte_shift(len_b), crc_a) ^ crc_b
 }
 
-/// The CRC-32 of one chunk of `len` copies of `byte`, with the shift of its length, so
-/// that appending a chunk of that length is one multiplication (§2.7.1).
+/// The last chunk of `len` copies of `byte` (§2.7.1). Once a second chunk of that length
+/// comes, the record also holds the CRC-32 of such a chunk and the shift of its length,
+/// so that appending each further one is one multiplication. Neither is computed for a
+/// chunk whose length differs from the one before it: that chunk is hashed as it is, which
+/// costs less than a shift (README, issue 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Repeated {
     byte: u8,
     len: u64,
+    known: Option<Known>,
+}
+
+/// The shift of a [`Repeated`] chunk's length and the CRC-32 of a chunk of its byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Known {
     shift: u32,
     crc: u32,
 }
 
 impl Repeated {
-    /// Records `chunk`, which is `chunk.len()` copies of `byte`. What `last` recorded
-    /// is reused: its CRC-32 when byte and length are the same (then `chunk` is not
-    /// read), its shift when the length is.
-    pub(crate) fn new(last: Option<Repeated>, chunk: &[u8], byte: u8) -> Self {
-        let len = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
-        match last {
-            Some(r) if r.len == len && r.byte == byte => r,
-            Some(r) if r.len == len => Repeated {
-                byte,
-                crc: crc32fast::hash(chunk),
-                ..r
-            },
-            _ => Repeated {
-                byte,
-                len,
-                shift: byte_shift(len),
-                crc: crc32fast::hash(chunk),
-            },
-        }
+    /// Records a chunk of `len` copies of `byte` that was hashed as it is.
+    pub(crate) fn seen(len: u64, byte: u8) -> Self {
+        Repeated { byte, len, known: None }
     }
 
-    /// The CRC-32 of the bytes whose CRC-32 is `crc`, followed by this chunk.
-    pub(crate) fn append(&self, crc: u32) -> u32 {
-        multiply(self.shift, crc) ^ self.crc
+    /// The length of the chunks this record appends.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The CRC-32 of the bytes whose CRC-32 is `crc`, followed by `chunk`: [`Repeated::len`]
+    /// copies of `byte`. Returns it with the record of `chunk`. `chunk` is read only when
+    /// its byte differs from the last chunk's or no chunk of this length was appended yet.
+    pub(crate) fn append(self, crc: u32, chunk: &[u8], byte: u8) -> (u32, Repeated) {
+        let known = match self.known {
+            Some(k) if self.byte == byte => k,
+            Some(k) => Known {
+                crc: crc32fast::hash(chunk),
+                ..k
+            },
+            None => Known {
+                shift: byte_shift(self.len),
+                crc: crc32fast::hash(chunk),
+            },
+        };
+        let record = Repeated {
+            byte,
+            len: self.len,
+            known: Some(known),
+        };
+        (multiply(known.shift, crc) ^ known.crc, record)
     }
 }
 
@@ -127,7 +143,25 @@ mod tests {
         let mut plain = crc32fast::Hasher::new();
         plain.update(b"prefix");
         let mut crc = crc32fast::hash(b"prefix");
-        let mut last = None;
+        let mut last = Repeated::seen(65536, 0);
+        for (byte, len) in [(0u8, 65536usize), (0, 65536), (0xFF, 65536), (0xFF, 65536), (7, 65536)] {
+            let chunk = vec![byte; len];
+            (crc, last) = last.append(crc, &chunk, byte);
+            plain.update(&chunk);
+            assert_eq!(crc, plain.clone().finalize(), "byte {byte} len {len}");
+        }
+    }
+
+    /// §2.7.1 through [`ChunkDigest::update_repeated`]: the digests of plain updates
+    /// whatever the lengths and bytes, and only a chunk of the length before it is
+    /// appended arithmetically (one of a new length is hashed; its record holds no shift).
+    #[test]
+    fn repeated_chunks_digest_as_plain_ones() {
+        use crate::digest::ChunkDigest;
+        let mut plain = ChunkDigest::crc_only();
+        let mut ours = ChunkDigest::crc_only();
+        plain.update(b"prefix");
+        ours.update(b"prefix");
         for (byte, len) in [
             (0u8, 65536usize),
             (0, 65536),
@@ -135,14 +169,21 @@ mod tests {
             (0xFF, 1),
             (7, 32768),
             (7, 32768),
+            (7, 5),
             (0, 258),
         ] {
             let chunk = vec![byte; len];
-            let repeated = Repeated::new(last, &chunk, byte);
+            let before = ours.repeated;
+            ours.update_repeated(&chunk, byte);
             plain.update(&chunk);
-            crc = repeated.append(crc);
-            assert_eq!(crc, plain.clone().finalize(), "byte {byte} len {len}");
-            last = Some(repeated);
+            assert_eq!(ours.crc32(), plain.crc32(), "byte {byte} len {len}");
+            assert_eq!(ours.len(), plain.len());
+            let appended = before.is_some_and(|r| r.len() == len as u64);
+            assert_eq!(
+                ours.repeated.and_then(|r| r.known).is_some(),
+                appended,
+                "byte {byte} len {len}"
+            );
         }
     }
 }
