@@ -12,8 +12,9 @@
 //! table lookup per code (two for the rare codes over 12 bits) made as soon as the
 //! previous code is consumed, up to three literal entries (each one or two literals)
 //! per refill, and matches copied 8 bytes at a time (the room covers the overrun);
-//! a long match at a distance of 2 to 31 is written from a word holding its period
-//! ([`copy_pattern`]), so that no load waits on a byte just stored.
+//! a long match at a distance of 2 to 8 is written from a word holding its period
+//! ([`copy_pattern`]), and one at 9 to 63 from ever farther back ([`copy_lagged`]), so
+//! that no load waits on bytes just stored (§8.8).
 //!
 //! A distance-1 match of the longest length followed by another longest length is a
 //! run of one byte (§2.7.1): the fast loop hands it over as a pending copy, written by
@@ -960,41 +961,67 @@ fn read_lengths(bits: &mut Bits<'_>, table: &[u32], lens: &mut [u8]) -> Result<(
 /// bytes past `pos + len` (the fast loop's margin).
 #[inline(always)]
 fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
-    let src = pos - dist;
-    if dist >= 32 || (dist >= 8 && len < 64) {
-        let mut s = src;
-        let mut d = pos;
-        let end = pos + len;
-        while d < end {
-            let word: [u8; 8] = match out.get(s..s + 8).and_then(|w| w.try_into().ok()) {
-                Some(w) => w,
-                None => return,
-            };
-            if let Some(dst) = out.get_mut(d..d + 8) {
-                dst.copy_from_slice(&word);
-            }
-            s += 8;
-            d += 8;
-        }
+    if dist >= 64 || (dist >= 8 && len < 64) {
+        copy_words(out, pos, pos + len, dist);
     } else if dist == 1 || len < 64 {
         copy_periodic(out, pos, dist, len);
-    } else if dist < 16 {
-        copy_pattern::<16>(out, pos, dist, len);
+    } else if dist <= 8 {
+        copy_pattern(out, pos, dist, len);
     } else {
-        copy_pattern::<32>(out, pos, dist, len);
+        copy_lagged(out, pos, dist, len);
     }
 }
 
-/// Copies a long match of distance 2 to `W` − 1 (`W` is 16 or 32), allowed to write up
-/// to 7 bytes past `pos + len` (the fast loop's margin). Its period (the `dist` bytes
-/// before `pos`, all written before this match) is repeated into a `W`-byte word, stored
-/// with a stride of the largest multiple of `dist` up to `W`: no load reads what this
-/// copy stored. An 8-byte copy from `dist` back would load, for each 8 bytes, what the
-/// store before it (distances up to 8) or the two before it (the distances that are not
-/// a multiple of 8, which the processor cannot forward from its store buffer) had just
-/// written (README, issue 8).
+/// Copies a long match of distance 9 to 63 (`spec/inflate.md` §8.8) in 8-byte words,
+/// each from as far back as the match allows until that is [`MAX_LAG`] or more: bytes at
+/// `pos + i` and `pos + i - k·dist` are equal while `i ≥ (k − 1)·dist`, so once the first
+/// `dist` bytes are out the copy reads from `2·dist` back, after the next `dist` from
+/// `3·dist`, and so on. An 8-byte load from `dist` back would read bytes of the two stores before it, just
+/// made, which the processor cannot forward from its store buffer: each load would wait
+/// for both to reach the cache (README, issue 8).
 #[inline(never)]
-fn copy_pattern<const W: usize>(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+fn copy_lagged(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+    let end = pos + len;
+    let mut d = pos;
+    let mut lag = dist;
+    while lag < MAX_LAG {
+        d = copy_words(out, d, (pos + lag).min(end), lag);
+        lag += dist;
+    }
+    copy_words(out, d, end, lag);
+}
+
+/// How far back [`copy_lagged`] reads before it stops reaching farther (measured: 48 left
+/// some distances slow, 160 slowed the short ones; `cli/benches/HISTORY.md`).
+const MAX_LAG: usize = 80;
+
+/// Copies 8-byte words from `lag` (at least 8) back to `d`, `d + 8`, … while a word starts
+/// before `to`; returns where it stopped. Writes up to 7 bytes past `to`.
+#[inline(always)]
+fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
+    while d < to {
+        let s = d - lag;
+        let word: [u8; 8] = match out.get(s..s + 8).and_then(|w| w.try_into().ok()) {
+            Some(w) => w,
+            None => return usize::MAX,
+        };
+        if let Some(dst) = out.get_mut(d..d + 8) {
+            dst.copy_from_slice(&word);
+        }
+        d += 8;
+    }
+    d
+}
+
+/// Copies a long match of distance 2 to 8, allowed to write up to 7 bytes past `pos +
+/// len` (the fast loop's margin). Its period (the `dist` bytes before `pos`, all written
+/// before this match) is repeated into a 16-byte word, stored with a stride of the
+/// largest multiple of `dist` up to 16: no load reads what this copy stored. An 8-byte
+/// copy cannot reach less than 8 bytes back, and a bytewise one would take a store per
+/// byte (README, issue 8).
+#[inline(never)]
+fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+    const W: usize = 16;
     let mut word = [0u8; W];
     let (Some(period), Some(start)) = (
         pos.checked_sub(dist).and_then(|src| out.get(src..pos)),
@@ -1141,14 +1168,15 @@ mod tests {
         streams
     }
 
-    /// A long match of distance 2 to 31 written from a word that repeats its period
-    /// (`copy_pattern`): periods of 2 to 40 bytes at length, each after text so the
+    /// §8.8: a long match of distance 2 to 8 written from a word that repeats its period
+    /// (`copy_pattern`), and one of 9 to 63 copied from ever farther back
+    /// (`copy_lagged`): periods of 2 to 80 bytes at length, each after text so the
     /// period starts anywhere, decode to exactly the data at every level, whole and cut.
     #[test]
     fn short_periods_decode_as_written() {
         use alloc::vec::Vec;
         let mut data: Vec<u8> = Vec::new();
-        for period in 2..=40u8 {
+        for period in 2..=80u8 {
             data.extend_from_slice(b"some text ");
             data.extend(
                 (0..period)
