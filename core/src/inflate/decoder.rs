@@ -1022,21 +1022,24 @@ fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
 #[inline(never)]
 fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     const W: usize = 16;
-    let mut word = [0u8; W];
-    let (Some(period), Some(start)) = (
-        pos.checked_sub(dist).and_then(|src| out.get(src..pos)),
-        word.get_mut(..dist),
-    ) else {
+    // The period is the first `dist` bytes of the 8 from `dist` back (those at and after
+    // `pos` are masked off), doubled in a 128-bit word until it is full: one load and no
+    // library call (copying `dist` bytes into the word took two calls per match).
+    let Some(head) = pos
+        .checked_sub(dist)
+        .and_then(|src| out.get(src..src + 8))
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+    else {
         return;
     };
-    start.copy_from_slice(period);
-    // Double the period in the word until it is full.
-    let mut have = dist;
-    while have < W {
-        let n = have.min(W - have);
-        word.copy_within(..n, have);
-        have += n;
+    let bits = u32::try_from(8 * dist).unwrap_or(64).clamp(8, 64);
+    let mut pattern = u128::from(u64::from_le_bytes(head) & (u64::MAX >> (64 - bits)));
+    let mut have = bits;
+    while have < 128 {
+        pattern |= pattern << have;
+        have *= 2;
     }
+    let word = pattern.to_le_bytes();
     let stride = W - W % dist.max(1);
     let end = pos + len;
     let mut d = pos;
