@@ -12,8 +12,8 @@
 //! table lookup per code (two for the rare codes over 12 bits) made as soon as the
 //! previous code is consumed, up to three literal entries (each one or two literals)
 //! per refill, and matches copied 8 bytes at a time (the room covers the overrun);
-//! a long match at a distance of 2 to 8 is written from a word holding its period
-//! ([`copy_pattern`]), and one at 9 to 63 from ever farther back ([`copy_lagged`]), so
+//! a long match at a distance of 2 to 15 is written from a word holding its period
+//! ([`copy_pattern`]), and one at 16 to 63 from ever farther back ([`copy_lagged`]), so
 //! that no load waits on bytes just stored (§8.8).
 //!
 //! A distance-1 match of the longest length followed by another longest length is a
@@ -965,14 +965,14 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
         copy_words(out, pos, pos + len, dist);
     } else if dist == 1 || len < 64 {
         copy_periodic(out, pos, dist, len);
-    } else if dist <= 8 {
+    } else if dist < 16 {
         copy_pattern(out, pos, dist, len);
     } else {
         copy_lagged(out, pos, dist, len);
     }
 }
 
-/// Copies a long match of distance 9 to 63 (`spec/inflate.md` §8.8) in 8-byte words,
+/// Copies a long match of distance 16 to 63 (`spec/inflate.md` §8.8) in 8-byte words,
 /// each from as far back as the match allows until that is [`MAX_LAG`] or more: bytes at
 /// `pos + i` and `pos + i - k·dist` are equal while `i ≥ (k − 1)·dist`, so once the first
 /// `dist` bytes are out the copy reads from `2·dist` back, after the next `dist` from
@@ -1013,7 +1013,7 @@ fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
     d
 }
 
-/// Copies a long match of distance 2 to 8, allowed to write up to 7 bytes past `pos +
+/// Copies a long match of distance 2 to 15, allowed to write up to 7 bytes past `pos +
 /// len` (the fast loop's margin). Its period (the `dist` bytes before `pos`, all written
 /// before this match) is repeated into a 16-byte word, stored with a stride of the
 /// largest multiple of `dist` up to 16: no load reads what this copy stored. An 8-byte
@@ -1022,18 +1022,19 @@ fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
 #[inline(never)]
 fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     const W: usize = 16;
-    // The period is the first `dist` bytes of the 8 from `dist` back (those at and after
-    // `pos` are masked off), doubled in a 128-bit word until it is full: one load and no
-    // library call (copying `dist` bytes into the word took two calls per match).
+    // The period is the first `dist` bytes of the 16 from `dist` back (those at and after
+    // `pos`, inside the fast loop's room, are masked off), doubled in a 128-bit word until
+    // it is full: one load and no library call (copying `dist` bytes into the word took
+    // two calls per match).
     let Some(head) = pos
         .checked_sub(dist)
-        .and_then(|src| out.get(src..src + 8))
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .and_then(|src| out.get(src..src + 16))
+        .and_then(|w| <[u8; 16]>::try_from(w).ok())
     else {
         return;
     };
-    let bits = u32::try_from(8 * dist).unwrap_or(64).clamp(8, 64);
-    let mut pattern = u128::from(u64::from_le_bytes(head) & (u64::MAX >> (64 - bits)));
+    let bits = u32::try_from(8 * dist).unwrap_or(64).clamp(8, 120);
+    let mut pattern = u128::from_le_bytes(head) & (u128::MAX >> (128 - bits));
     let mut have = bits;
     while have < 128 {
         pattern |= pattern << have;
@@ -1171,8 +1172,8 @@ mod tests {
         streams
     }
 
-    /// §8.8: a long match of distance 2 to 8 written from a word that repeats its period
-    /// (`copy_pattern`), and one of 9 to 63 copied from ever farther back
+    /// §8.8: a long match of distance 2 to 15 written from a word that repeats its period
+    /// (`copy_pattern`), and one of 16 to 63 copied from ever farther back
     /// (`copy_lagged`): periods of 2 to 80 bytes at length, each after text so the
     /// period starts anywhere, decode to exactly the data at every level, whole and cut.
     #[test]
