@@ -976,9 +976,9 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 /// each from as far back as the match allows until that is [`MAX_LAG`] or more: bytes at
 /// `pos + i` and `pos + i - k·dist` are equal while `i ≥ (k − 1)·dist`, so once the first
 /// `dist` bytes are out the copy reads from `2·dist` back, after the next `dist` from
-/// `3·dist`, and so on. An 8-byte load from `dist` back would read bytes of the two stores before it, just
-/// made, which the processor cannot forward from its store buffer: each load would wait
-/// for both to reach the cache (README, issue 8).
+/// `3·dist`, and so on. An 8-byte load from `dist` back would read bytes of the two stores
+/// before it, just made, which the processor cannot forward from its store buffer: each
+/// load would wait for both to reach the cache (README, issue 8).
 #[inline(never)]
 fn copy_lagged(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     let end = pos + len;
@@ -995,8 +995,9 @@ fn copy_lagged(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 /// some distances slow, 160 slowed the short ones; `cli/benches/HISTORY.md`).
 const MAX_LAG: usize = 80;
 
-/// Copies 8-byte words from `lag` (at least 8) back to `d`, `d + 8`, … while a word starts
-/// before `to`; returns where it stopped. Writes up to 7 bytes past `to`.
+/// Copies 8-byte words from `lag` back to `d`, `d + 8`, … while a word starts before `to`;
+/// returns where it stopped. `lag` is at least 8 and at most `d` (the callers' distance
+/// checks); writes up to 7 bytes past `to`.
 #[inline(always)]
 fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
     while d < to {
@@ -1017,8 +1018,9 @@ fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
 /// len` (the fast loop's margin). Its period (the `dist` bytes before `pos`, all written
 /// before this match) is repeated into a 16-byte word, stored with a stride of the
 /// largest multiple of `dist` up to 16: no load reads what this copy stored. An 8-byte
-/// copy cannot reach less than 8 bytes back, and a bytewise one would take a store per
-/// byte (README, issue 8).
+/// copy from `dist` back would load, for each 8 bytes, what the store before it (distances
+/// up to 8) or the two before it (9 to 15, which the processor cannot forward from its
+/// store buffer) had just written (README, issue 8).
 #[inline(never)]
 fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     const W: usize = 16;

@@ -186,7 +186,6 @@ pub fn json_value(path: &Path) -> Case {
     }
 }
 
-/// `modelgate check`'s validating read of a OneModel file (mapped), as an implementation.
 /// OneModel open + validate of a file that holds the same tensors as safetensors' and no
 /// graph, against safetensors: the two manifests then carry the same information (11.5 KiB
 /// against 10 KiB), where the full model's also describes 191 nodes.
@@ -223,6 +222,7 @@ fn safetensors_deserialize(st: PathBuf) -> Imp {
     })
 }
 
+/// `modelgate check`'s validating read of a OneModel file (mapped), as an implementation.
 fn onemodel_check(name: &str, path: &Path) -> Imp {
     let path = path.to_path_buf();
     let format = modelgate_io::check::by_name("onemodel").unwrap_or_else(|| fail("no onemodel format"));
