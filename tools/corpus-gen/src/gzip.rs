@@ -411,7 +411,8 @@ mod tests {
     fn files_are_small_except_the_bombs() {
         for f in files() {
             if f.path.contains("output-over-256-mib") {
-                assert!(f.bytes.len() < 600 * 1024, "{} {}", f.path, f.bytes.len());
+                // Two bits per match and the distance's extra bits: four for period 33.
+                assert!(f.bytes.len() < 800 * 1024, "{} {}", f.path, f.bytes.len());
             } else {
                 assert!(f.bytes.len() < 64 * 1024, "{} {}", f.path, f.bytes.len());
             }
