@@ -482,6 +482,65 @@ fn inflate_piecewise_feeding_matches_whole() {
     }
 }
 
+/// A fixed block of the bytes 0 to `period` − 1, then `matches` matches of 258 bytes at
+/// distance `period`: a run of that period (spec/inflate.md §2.7.1).
+fn period_stream(period: u16, matches: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut bits = Bits::default();
+    bits.fixed_header(true);
+    for b in 0..period {
+        bits.literal(b as u8);
+    }
+    for _ in 0..matches {
+        bits.copy(258, period);
+    }
+    bits.end_of_block();
+    let data: Vec<u8> = (0..period)
+        .map(|b| b as u8)
+        .cycle()
+        .take(usize::from(period) + 258 * matches)
+        .collect();
+    (bits.finish(), data)
+}
+
+/// §2.7.1: once the window repeats one period throughout, the slide keeps the history
+/// from a multiple of the period (chunks of 64 KiB less 64 KiB modulo the period), and
+/// the output and CRC-32 are those of the data; a period over 258 bytes is not a run and
+/// slides 32 KiB before the window's end, as every other window does.
+#[test]
+fn inflate_run_of_a_period_slides_from_a_multiple_of_it() {
+    for period in [1u16, 2, 9, 33, 258, 259] {
+        let (stream, data) = period_stream(period, 4_000);
+        let mut inf = Inflater::new(OutputBound::Exact(data.len() as u64), false);
+        let (mut out, mut lengths) = (Vec::new(), Vec::new());
+        let mut pos = 0;
+        loop {
+            let (used, step) = inf.step(&stream[pos..], false).unwrap();
+            pos += used;
+            match step {
+                Step::Output(chunk) => {
+                    out.extend_from_slice(chunk);
+                    lengths.push(chunk.len());
+                }
+                Step::NeedInput => unreachable!(),
+                Step::Done => break,
+            }
+        }
+        assert_eq!(inf.finish(Some(crc32(&data))).unwrap().len, data.len() as u64);
+        assert!(out == data, "period {period}");
+        let full = if period <= 258 {
+            MAX_CHUNK - MAX_CHUNK % usize::from(period)
+        } else {
+            MAX_CHUNK
+        };
+        // The first chunk fills the window; the next slides 32 KiB before its end, as the
+        // run does not start at the window's start; from then on the run spans it.
+        assert!(
+            lengths[3..lengths.len() - 1].iter().all(|&n| n == full),
+            "period {period}: {lengths:?}"
+        );
+    }
+}
+
 // ------------------------------------------------ §3 whole-slice helpers
 
 #[test]

@@ -6,6 +6,8 @@
 
 mod repeated;
 
+use alloc::boxed::Box;
+pub(crate) use repeated::MAX_PERIOD;
 use repeated::Repeated;
 use sha2::{Digest, Sha256};
 
@@ -15,8 +17,9 @@ pub struct ChunkDigest {
     crc: crc32fast::Hasher,
     sha: Option<Sha256>,
     len: u64,
-    /// The last chunk of one repeated byte, for [`ChunkDigest::update_repeated`].
-    repeated: Option<Repeated>,
+    /// The last chunk that repeated a short period, for [`ChunkDigest::update_periodic`]
+    /// (boxed: it holds the period's bytes, and only inflated runs need it).
+    repeated: Option<Box<Repeated>>,
 }
 
 impl ChunkDigest {
@@ -47,26 +50,38 @@ impl ChunkDigest {
         self.len = self.len.saturating_add(chunk.len() as u64);
     }
 
-    /// Adds `chunk`, which the caller knows to be `chunk.len()` copies of `byte`
-    /// (`spec/inflate.md` §2.7.1). Without SHA-256, a chunk of the same length as the
-    /// repeated chunk before it is appended by one multiplication modulo the CRC
-    /// polynomial, and not read when its byte is the same too (`digest/repeated.rs`); any
-    /// other chunk is hashed as [`ChunkDigest::update`] would. The digests are those
-    /// [`ChunkDigest::update`] gives.
-    pub(crate) fn update_repeated(&mut self, chunk: &[u8], byte: u8) {
-        debug_assert!(chunk.iter().all(|&b| b == byte), "not one repeated byte");
+    /// Adds `chunk`, which the caller knows to repeat a period of `period` bytes: each
+    /// byte equals the one `period` before it (`spec/inflate.md` §2.7.1). Without
+    /// SHA-256 and for a period of at most [`MAX_PERIOD`] bytes, a chunk of the same
+    /// length as the periodic chunk before it is appended by one multiplication modulo
+    /// the CRC polynomial, and not read past its first period when that period equals the
+    /// last chunk's too (`digest/repeated.rs`); any other chunk is hashed as
+    /// [`ChunkDigest::update`] would. The digests are those [`ChunkDigest::update`] gives.
+    pub(crate) fn update_periodic(&mut self, chunk: &[u8], period: usize) {
+        debug_assert!(
+            chunk.iter().zip(chunk.iter().skip(period)).all(|(a, b)| a == b),
+            "not periodic"
+        );
         let len = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
-        match self.repeated {
+        let crc = self.crc32();
+        match self.repeated.as_deref_mut() {
             Some(last) if last.len() == len && self.sha.is_none() => {
-                let (crc, record) = last.append(self.crc32(), chunk, byte);
+                let (crc, record) = last.append(crc, chunk, period);
                 let total = self.crc.total_len().saturating_add(len);
                 self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
                 self.len = self.len.saturating_add(len);
-                self.repeated = Some(record);
+                match record {
+                    Some(record) => *last = record,
+                    None => self.repeated = None,
+                }
             }
             _ => {
                 self.update(chunk);
-                self.repeated = self.sha.is_none().then(|| Repeated::seen(len, byte));
+                self.repeated = if self.sha.is_none() {
+                    Repeated::seen(chunk, period).map(Box::new)
+                } else {
+                    None
+                };
             }
         }
     }

@@ -1,12 +1,13 @@
-//! CRC-32 of a chunk that repeats one byte, without reading it (`spec/inflate.md`
+//! CRC-32 of a chunk that repeats a short period, without reading it (`spec/inflate.md`
 //! §2.7.1).
 //!
 //! CRC-32 is linear over GF(2): the CRC of `a ‖ b` is the CRC of `a` multiplied by
 //! `x^(8·len(b))` modulo the CRC polynomial, plus the CRC of `b` (the identity zlib's
-//! `crc32_combine` uses). So once the CRC of one chunk of `n` copies of a byte is known,
-//! every further such chunk costs one multiplication modulo the polynomial, however
-//! long it is. Polynomials are in the reflected bit order of the CRC itself: bit 31 is
-//! the coefficient of `x^0`.
+//! `crc32_combine` uses). So once the CRC of one chunk is known, every further chunk
+//! equal to it costs one multiplication modulo the polynomial, however long it is. A
+//! chunk that repeats a period of `p` bytes is fixed by its length and its first `p`
+//! bytes, so equality is decided from those alone. Polynomials are in the reflected bit
+//! order of the CRC itself: bit 31 is the coefficient of `x^0`.
 
 /// The CRC-32 (ISO-HDLC) polynomial, reflected.
 const POLY: u32 = 0xEDB8_8320;
@@ -52,19 +53,25 @@ fn combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
     multiply(byte_shift(len_b), crc_a) ^ crc_b
 }
 
-/// The last chunk of `len` copies of `byte` (§2.7.1). Once a second chunk of that length
-/// comes, the record also holds the CRC-32 of such a chunk and the shift of its length,
-/// so that appending each further one is one multiplication. Neither is computed for a
-/// chunk whose length differs from the one before it: that chunk is hashed as it is, which
-/// costs less than a shift (README, issue 8).
+/// The longest period whose chunks [`Repeated`] appends (§2.7.1): deflate's longest match,
+/// so that every match of a run covers at least one period.
+pub(crate) const MAX_PERIOD: usize = 258;
+
+/// The last chunk that repeated a period of at most [`MAX_PERIOD`] bytes (§2.7.1): its
+/// length, period and first period. Once a second chunk of that length comes, the record
+/// also holds the CRC-32 of such a chunk and the shift of its length, so that appending
+/// each further equal one is one multiplication. Neither is computed for a chunk whose
+/// length differs from the one before it: that chunk is hashed as it is, which costs less
+/// than a shift (README, issue 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Repeated {
-    byte: u8,
     len: u64,
+    period: usize,
+    head: [u8; MAX_PERIOD],
     known: Option<Known>,
 }
 
-/// The shift of a [`Repeated`] chunk's length and the CRC-32 of a chunk of its byte.
+/// The shift of a [`Repeated`] chunk's length and the CRC-32 of the chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Known {
     shift: u32,
@@ -72,9 +79,21 @@ struct Known {
 }
 
 impl Repeated {
-    /// Records a chunk of `len` copies of `byte` that was hashed as it is.
-    pub(crate) fn seen(len: u64, byte: u8) -> Self {
-        Repeated { byte, len, known: None }
+    /// Records `chunk`, which repeats a period of `period` bytes and was hashed as it is;
+    /// None when the period is 0 or longer than [`MAX_PERIOD`].
+    pub(crate) fn seen(chunk: &[u8], period: usize) -> Option<Self> {
+        if period == 0 {
+            return None;
+        }
+        let mut head = [0; MAX_PERIOD];
+        let n = period.min(chunk.len());
+        head.get_mut(..n)?.copy_from_slice(chunk.get(..n)?);
+        Some(Repeated {
+            len: u64::try_from(chunk.len()).ok()?,
+            period,
+            head,
+            known: None,
+        })
     }
 
     /// The length of the chunks this record appends.
@@ -82,12 +101,21 @@ impl Repeated {
         self.len
     }
 
-    /// The CRC-32 of the bytes whose CRC-32 is `crc`, followed by `chunk`: [`Repeated::len`]
-    /// copies of `byte`. Returns it with the record of `chunk`. `chunk` is read only when
-    /// its byte differs from the last chunk's or no chunk of this length was appended yet.
-    pub(crate) fn append(self, crc: u32, chunk: &[u8], byte: u8) -> (u32, Repeated) {
+    /// True when `chunk`, of this record's length and repeating a period of `period`
+    /// bytes, equals the recorded chunk: a periodic chunk is fixed by its first period.
+    fn equals(&self, chunk: &[u8], period: usize) -> bool {
+        let n = period.min(chunk.len());
+        self.period == period && chunk.get(..n) == self.head.get(..n)
+    }
+
+    /// The CRC-32 of the bytes whose CRC-32 is `crc`, followed by `chunk`, of
+    /// [`Repeated::len`] bytes repeating a period of `period` bytes. Returns it with the
+    /// record of `chunk` (None when `period` is 0 or over [`MAX_PERIOD`]). `chunk` is read
+    /// whole only when it differs from the last chunk or no chunk of this length was
+    /// appended yet.
+    pub(crate) fn append(self, crc: u32, chunk: &[u8], period: usize) -> (u32, Option<Repeated>) {
         let known = match self.known {
-            Some(k) if self.byte == byte => k,
+            Some(k) if self.equals(chunk, period) => k,
             Some(k) => Known {
                 crc: crc32fast::hash(chunk),
                 ..k
@@ -97,11 +125,10 @@ impl Repeated {
                 crc: crc32fast::hash(chunk),
             },
         };
-        let record = Repeated {
-            byte,
-            len: self.len,
+        let record = Repeated::seen(chunk, period).map(|r| Repeated {
             known: Some(known),
-        };
+            ..r
+        });
         (multiply(known.shift, crc) ^ known.crc, record)
     }
 }
@@ -136,25 +163,65 @@ mod tests {
         assert_eq!(byte_shift(1), super::X8);
     }
 
-    /// Appending chunks of one byte through [`Repeated`] equals hashing them, when
-    /// the byte, the length or both change from one chunk to the next.
+    /// A chunk of `len` bytes repeating `period` from `phase` on.
+    fn periodic(period: &[u8], phase: usize, len: usize) -> Vec<u8> {
+        period.iter().cycle().skip(phase).take(len).copied().collect()
+    }
+
+    /// Appending periodic chunks through [`Repeated`] equals hashing them, when the
+    /// period's bytes, its phase, its length or the chunk's length change from one chunk
+    /// to the next; a chunk equal in its first period is equal throughout.
     #[test]
-    fn appending_a_repeated_chunk_equals_hashing_it() {
+    fn appending_a_periodic_chunk_equals_hashing_it() {
         let mut plain = crc32fast::Hasher::new();
         plain.update(b"prefix");
         let mut crc = crc32fast::hash(b"prefix");
-        let mut last = Repeated::seen(65536, 0);
-        for (byte, len) in [(0u8, 65536usize), (0, 65536), (0xFF, 65536), (0xFF, 65536), (7, 65536)] {
-            let chunk = vec![byte; len];
-            (crc, last) = last.append(crc, &chunk, byte);
+        let first = periodic(&[0], 0, 65536);
+        let mut last = Repeated::seen(&first, 1).unwrap();
+        plain.update(&first);
+        crc = combine(crc, crc32fast::hash(&first), 65536);
+        let nine: Vec<u8> = (0..9).collect();
+        let mut other_nine = nine.clone();
+        other_nine[8] = 100;
+        let long: Vec<u8> = (0..258u32).map(|i| (i * 7) as u8).collect();
+        for (period, phase) in [
+            (&[0u8][..], 0usize),
+            (&[0], 0),
+            (&[0xFF], 0),
+            (&[0xFF], 0),
+            (&nine, 0),
+            (&nine, 0),
+            (&nine, 4),
+            (&other_nine, 4),
+            (&other_nine, 4),
+            (&long, 0),
+            (&long, 0),
+            (&long, 1),
+        ] {
+            let chunk = periodic(period, phase, 65536);
+            let record;
+            (crc, record) = last.append(crc, &chunk, period.len());
+            last = record.unwrap();
             plain.update(&chunk);
-            assert_eq!(crc, plain.clone().finalize(), "byte {byte} len {len}");
+            assert_eq!(crc, plain.clone().finalize(), "period {} phase {phase}", period.len());
         }
     }
 
-    /// §2.7.1 through [`ChunkDigest::update_repeated`]: the digests of plain updates
-    /// whatever the lengths and bytes, and only a chunk of the length before it is
-    /// appended arithmetically (one of a new length is hashed; its record holds no shift).
+    /// Periods of 0 and over [`super::MAX_PERIOD`] bytes are not recorded, and a chunk of
+    /// another period is not taken for the recorded one.
+    #[test]
+    fn only_periods_up_to_the_longest_match_are_recorded() {
+        let chunk = vec![3u8; 1000];
+        assert!(Repeated::seen(&chunk, 0).is_none());
+        assert!(Repeated::seen(&chunk, super::MAX_PERIOD + 1).is_none());
+        let two = periodic(&[3, 3], 0, 1000);
+        assert!(!Repeated::seen(&chunk, 1).unwrap().equals(&two, 2));
+    }
+
+    /// §2.7.1 through [`ChunkDigest::update_periodic`]: the digests of plain updates
+    /// whatever the lengths, periods and bytes, and only a chunk of the length before it
+    /// is appended arithmetically (one of a new length is hashed; its record holds no
+    /// shift).
     #[test]
     fn repeated_chunks_digest_as_plain_ones() {
         use crate::digest::ChunkDigest;
@@ -162,27 +229,33 @@ mod tests {
         let mut ours = ChunkDigest::crc_only();
         plain.update(b"prefix");
         ours.update(b"prefix");
-        for (byte, len) in [
-            (0u8, 65536usize),
-            (0, 65536),
-            (0xFF, 65536),
-            (0xFF, 1),
-            (7, 32768),
-            (7, 32768),
-            (7, 5),
-            (0, 258),
+        let three = [1u8, 2, 3];
+        for (period, phase, len) in [
+            (&[0u8][..], 0, 65536usize),
+            (&[0], 0, 65536),
+            (&[0xFF], 0, 65536),
+            (&[0xFF], 0, 1),
+            (&[7], 0, 32768),
+            (&[7], 0, 32768),
+            (&three, 0, 32768),
+            (&three, 1, 32768),
+            (&three, 1, 32768),
+            (&three, 1, 2),
+            (&[7], 0, 5),
+            (&[0], 0, 258),
         ] {
-            let chunk = vec![byte; len];
-            let before = ours.repeated;
-            ours.update_repeated(&chunk, byte);
+            let chunk = periodic(period, phase, len);
+            let before = ours.repeated.as_deref().copied();
+            ours.update_periodic(&chunk, period.len());
             plain.update(&chunk);
-            assert_eq!(ours.crc32(), plain.crc32(), "byte {byte} len {len}");
+            let at = alloc::format!("period {} phase {phase} len {len}", period.len());
+            assert_eq!(ours.crc32(), plain.crc32(), "{at}");
             assert_eq!(ours.len(), plain.len());
             let appended = before.is_some_and(|r| r.len() == len as u64);
             assert_eq!(
-                ours.repeated.and_then(|r| r.known).is_some(),
+                ours.repeated.as_deref().and_then(|r| r.known).is_some(),
                 appended,
-                "byte {byte} len {len}"
+                "{at}"
             );
         }
     }

@@ -16,19 +16,20 @@
 //! ([`copy_pattern`]), and one at 16 to 63 from ever farther back ([`copy_lagged`]), so
 //! that no load waits on bytes just stored (§8.8).
 //!
-//! A distance-1 match of the longest length followed by another longest length is a
-//! run of one byte (§2.7.1): the fast loop hands it over as a pending copy, written by
-//! [`Run::fill`] (`inflate/run.rs`), and [`Decoder::run_matches`] then takes the matches
-//! after it whose bits are the same by comparing bits. Both live outside the fast loop, out of line: anything the
-//! loop keeps live costs it registers, and any code inlined into the function that
-//! holds it changes how they are allocated (each cost 3–5 % on the benchmark's streams,
-//! `cli/benches/HISTORY.md`).
+//! A match of the longest length followed by another longest length is handed over as a
+//! pending copy; when its distance is at most [`MAX_PERIOD`] it is a run of one period
+//! (§2.7.1): [`Decoder::run_matches`] takes the matches after it whose bits are the same
+//! by comparing bits, and [`Run::fill`] (`inflate/run.rs`) writes them all as one copy.
+//! Both live outside the fast loop, out of line: anything the loop keeps live costs it
+//! registers, and any code inlined into the function that holds it changes how they are
+//! allocated (each cost 3–5 % on the benchmark's streams, and checking the distance in
+//! the loop 4 % on the MPK stream; `cli/benches/HISTORY.md`).
 
 use alloc::boxed::Box;
 use alloc::vec;
 
 use crate::inflate::raw::WINDOW_SIZE;
-use crate::inflate::run::Run;
+use crate::inflate::run::{MAX_PERIOD, Run};
 
 use crate::inflate::huffman::{
     self, Alphabet, BASE, CODELEN_ENOUGH, CODELEN_ROOT, DIST_ENOUGH, DIST_ROOT, END, EXTRA_SHIFT, INVALID, KIND_MASK,
@@ -141,6 +142,12 @@ impl Bits<'_> {
         }
     }
 
+    /// The next `n` bits (`n` < 64), for a code and its extra bits together.
+    #[inline(always)]
+    fn peek_wide(&self, n: u32) -> u64 {
+        self.buf & ((1u64 << n) - 1)
+    }
+
     #[inline(always)]
     fn peek(&self, n: u32) -> u32 {
         u32::try_from(self.buf & ((1u64 << n) - 1)).unwrap_or(0)
@@ -168,6 +175,16 @@ impl Bits<'_> {
     }
 }
 
+/// The bits that code a match of the longest length and distance `dist` in the current
+/// block's tables (§2.7.1): `width` bits, extra bits included, read as `code`. `dist` is
+/// 0 when none is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct RunCode {
+    dist: usize,
+    width: u32,
+    code: u64,
+}
+
 /// Saved reader position, to undo a step that ran out of input.
 #[derive(Clone, Copy)]
 struct Mark {
@@ -191,9 +208,13 @@ pub(crate) struct Decoder {
     stash_len: usize,
     /// Stream bytes consumed before the current call's input.
     base: u64,
-    /// The run of one repeated byte that ends the output (§2.7.1), kept by the
-    /// distance-1 copies and followed by the engine's slides.
+    /// The run of one repeated period that ends the output (§2.7.1), kept by the
+    /// copies of a distance up to [`MAX_PERIOD`] outside the fast loop and followed by
+    /// the engine's slides.
     pub(crate) run: Run,
+    /// The bits of the last run's match, for [`Decoder::run_matches`]; valid while the
+    /// tables are.
+    run_code: RunCode,
     /// Set when the end-of-block rule of §2.2 failed, the one rule the miniz_oxide
     /// oracle does not apply (`inflate::reference`).
     #[cfg(any(test, fuzzing))]
@@ -216,6 +237,7 @@ impl Decoder {
             stash_len: 0,
             base: 0,
             run: Run::default(),
+            run_code: RunCode::default(),
             #[cfg(any(test, fuzzing))]
             no_end_code: false,
         }
@@ -232,6 +254,7 @@ impl Decoder {
         self.stash_len = 0;
         self.base = 0;
         self.run = Run::default();
+        self.run_code = RunCode::default();
         #[cfg(any(test, fuzzing))]
         {
             self.no_end_code = false;
@@ -378,12 +401,13 @@ impl Decoder {
     fn run(&mut self, bits: &mut Bits<'_>, out: &mut [u8], op: &mut usize, out_end: usize) -> Stop {
         loop {
             if self.copy_len > 0 {
-                let longest_run = self.copy_dist == 1 && self.copy_len == MAX_MATCH;
-                if !self.pending_copy(out, op, out_end) {
+                let dist = self.copy_dist;
+                if dist <= MAX_PERIOD && self.copy_len == MAX_MATCH && out_end.saturating_sub(*op) >= MAX_MATCH {
+                    // A whole match of the longest length: a run of one period (§2.7.1).
+                    self.copy_len = 0;
+                    self.run_matches(bits, out, op, out_end, dist);
+                } else if !self.pending_copy(out, op, out_end) {
                     return Stop::OutputFull;
-                }
-                if longest_run {
-                    self.run_matches(bits, out, op, out_end);
                 }
             }
             let stop = match self.block {
@@ -410,31 +434,53 @@ impl Decoder {
         self.copy_len == 0
     }
 
-    /// After a distance-1 match of the longest length (a run of one byte, §2.7.1), takes
-    /// the matches that follow with the same bits as it, as long as the output has room
-    /// for one: the same bits decode to the same match within a block, so each is taken
-    /// by comparing bits rather than by decoding. Stops at the first other symbol, at
-    /// the end of the input or of the room; the main loop goes on from there.
+    /// Writes a match of the longest length and a distance of at most [`MAX_PERIOD`] (a
+    /// run of one period, §2.7.1), decoded and not yet written, for which the output has
+    /// room, with the matches that follow with the same bits as it, as long as the output
+    /// has room for one: the same bits decode to the same match within a block, so each
+    /// is taken by comparing bits rather than by decoding (and those bits are found once
+    /// per block and distance, [`RunCode`]). Stops at the first other symbol, at the end
+    /// of the input or of the room; the main loop goes on from there. The matches taken
+    /// are written as one copy ([`Run::fill`]).
     #[inline(never)]
-    fn run_matches(&mut self, bits: &mut Bits<'_>, out: &mut [u8], op: &mut usize, out_end: usize) {
-        let Some(width) = self.run_width(bits) else {
-            return;
-        };
-        if !bits.need(width) {
-            return;
-        }
-        let code = bits.peek(width);
-        while out_end.saturating_sub(*op) >= MAX_MATCH && bits.need(width) && bits.peek(width) == code {
-            bits.consume(width);
-            self.run.fill(out, *op, MAX_MATCH);
-            *op += MAX_MATCH;
-        }
+    fn run_matches(&mut self, bits: &mut Bits<'_>, out: &mut [u8], op: &mut usize, out_end: usize, dist: usize) {
+        let room = out_end.saturating_sub(*op).saturating_sub(MAX_MATCH);
+        let len = MAX_MATCH + self.same_matches(bits, room, dist);
+        // One copy for them all: a long copy reads from far enough back that no load
+        // waits on a store just made, which back-to-back copies of 258 bytes do (§8.8).
+        self.run.fill(out, *op, len, dist);
+        *op += len;
     }
 
-    /// The number of bits of the next symbol when it is a distance-1 match of the
-    /// longest length (length symbol 285 and distance symbol 0 take no extra bits):
-    /// decoded once, tentatively, and given back.
-    fn run_width(&self, bits: &mut Bits<'_>) -> Option<u32> {
+    /// Consumes the matches of the longest length and distance `dist` that come next, as
+    /// long as `room` has space for one more; returns their total length.
+    fn same_matches(&mut self, bits: &mut Bits<'_>, room: usize, dist: usize) -> usize {
+        let RunCode { width, code, .. } = match self.run_code {
+            known if known.dist == dist => known,
+            _ => {
+                let Some(width) = self.run_width(bits, dist) else {
+                    return 0;
+                };
+                if !bits.need(width) {
+                    return 0;
+                }
+                let code = bits.peek_wide(width);
+                self.run_code = RunCode { dist, width, code };
+                self.run_code
+            }
+        };
+        let mut len = 0;
+        while room.saturating_sub(len) >= MAX_MATCH && bits.need(width) && bits.peek_wide(width) == code {
+            bits.consume(width);
+            len += MAX_MATCH;
+        }
+        len
+    }
+
+    /// The number of bits of the next symbol when it is a match of the longest length
+    /// (length symbol 285, which takes no extra bits) and of distance `dist`, extra bits
+    /// included (at most 15 + 15 + 13): decoded once, tentatively, and given back.
+    fn run_width(&self, bits: &mut Bits<'_>, dist: usize) -> Option<u32> {
         let start = mark(bits);
         let width = (|| {
             let e = slow_lookup(bits, &self.tables, 0, LITLEN_ROOT)?;
@@ -443,7 +489,16 @@ impl Decoder {
             }
             bits.consume(e & LEN_MASK);
             let d = slow_lookup(bits, &self.tables, DIST_AT, DIST_ROOT)?;
-            is_plain_base(d, 1).then_some((e & LEN_MASK) + (d & LEN_MASK))
+            if d & KIND_MASK != BASE {
+                return None;
+            }
+            bits.consume(d & LEN_MASK);
+            let dx = (d >> EXTRA_SHIFT) & 0x1F;
+            if !bits.need(dx) {
+                return None;
+            }
+            let decoded = value(d).checked_add(low_bits(bits.buf, dx))?;
+            (decoded == dist).then_some((e & LEN_MASK) + (d & LEN_MASK) + dx)
         })();
         restore(bits, start);
         width
@@ -562,6 +617,7 @@ impl Decoder {
         let ok = huffman::build(litlen, LITLEN_ROOT, &lens, Alphabet::LitLen)
             && huffman::build(dist, DIST_ROOT, &[5u8; 32], Alphabet::Dist);
         self.fixed_loaded = ok;
+        self.run_code = RunCode::default();
     }
 
     /// The code description of a dynamic block (RFC 1951 §3.2.7).
@@ -610,6 +666,7 @@ impl Decoder {
             return Err(Stop::Corrupt);
         }
         self.fixed_loaded = false;
+        self.run_code = RunCode::default();
         // spec/inflate.md §2.2: over-subscribed or (beyond one code) incomplete codes.
         let (litlen, dist) = self.tables.split_at_mut(DIST_AT.min(TABLES));
         if !huffman::build(litlen, LITLEN_ROOT, lit_lens, Alphabet::LitLen)
@@ -651,7 +708,7 @@ impl Decoder {
         let limit = out_end.saturating_sub(FAST_OUTPUT);
         let mut pos = *op;
         let mut ended = false;
-        let mut to_run = false;
+        let mut to_run = 0;
         let result = loop {
             if pos > limit || src.len().saturating_sub(ip) < FAST_INPUT || out_end < FAST_OUTPUT {
                 break None;
@@ -709,11 +766,11 @@ impl Decoder {
             if dist > pos {
                 break Some(Stop::Corrupt);
             }
-            // spec/inflate.md §2.7.1: a run of one byte goes to `run_matches`, when the
+            // spec/inflate.md §2.7.1: a run of one period goes to `run_matches`, when the
             // next code also starts a match of 258 (a guess from the bits at hand, which
             // may be too few: either way the output is the same, only the speed differs).
-            if dist == 1 && len == MAX_MATCH && is_longest(lookup(tables, 0, bb, LITLEN_ROOT)) {
-                to_run = true;
+            if len == MAX_MATCH && is_longest(lookup(tables, 0, bb, LITLEN_ROOT)) {
+                to_run = dist;
                 break None;
             }
             copy_fast(out, pos, dist, len);
@@ -726,10 +783,10 @@ impl Decoder {
         if ended {
             self.end_block();
         }
-        if to_run {
+        if to_run != 0 {
             // Decoded, not yet written: `run` writes it as a pending copy.
             self.copy_len = MAX_MATCH;
-            self.copy_dist = 1;
+            self.copy_dist = to_run;
         }
         if result.is_none() {
             bits.clean();
@@ -1066,13 +1123,59 @@ fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 }
 
 /// Copies a match of exactly `len` bytes from `dist` back at `pos`, for a match cut by
-/// the output's end or decoded by the slow path. A distance of 1 is a run of one byte,
-/// written by [`Run::fill`], which records it (§2.7.1).
+/// the output's end or decoded by the slow path. A distance of at most [`MAX_PERIOD`]
+/// is a run of one period, written by [`Run::fill`], which records it (§2.7.1).
 fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize, run: &mut Run) {
-    if dist == 1 {
-        run.fill(out, pos, len);
+    if dist <= MAX_PERIOD {
+        run.fill(out, pos, len, dist);
     } else {
         copy_periodic(out, pos, dist, len);
+    }
+}
+
+/// How far back [`copy_match`] first reads once a long copy is under way: stores that far
+/// back have left the store buffer, so no load waits on them (§8.8).
+const FAR: usize = 512;
+
+/// How far back [`copy_match`] reads at most, in as many bytes per library copy: far from
+/// a multiple of 4 KiB, where a load would seem to depend on a store 4 KiB ahead of it
+/// (distances up to 8 KiB made a period of 9 bytes 2.4 times slower; README, issue 8).
+const FARTHEST: usize = 2048;
+
+/// Copies a match of `len` bytes from `dist` back at `pos` for [`Run::fill`], allowed
+/// to write up to 8 bytes past its end when the window has room for them (which only
+/// writes bytes no one has been handed, §2.7.1), exactly otherwise. Up to a match's length
+/// as the fast loop does; a longer one (the matches of a run, written at once) from
+/// [`FAR`] or more back after its first bytes, in library copies: a long copy from a short
+/// distance in 8-byte words has each load wait on the stores just before it (measured:
+/// 16–18 ms per 128 MiB of a period broken every 16 KiB, 7 ms this way; README, issue 8).
+pub(crate) fn copy_match(out: &mut [u8], pos: usize, dist: usize, len: usize) {
+    // A distance of 1 is one fill, and a copy without room for the overrun exact.
+    if dist <= 1 || dist > pos || pos.saturating_add(len).saturating_add(8) > out.len() {
+        copy_periodic(out, pos, dist, len);
+        return;
+    }
+    // The first multiple of the period at least FAR long: the period from there on too.
+    let mut lag = FAR.div_ceil(dist) * dist;
+    if len <= lag.max(MAX_MATCH) {
+        copy_fast(out, pos, dist, len);
+        return;
+    }
+    copy_fast(out, pos, dist, lag);
+    // Copies of `lag` bytes from `lag` back (so no copy overlaps itself), the lag doubled
+    // while under FARTHEST: what is written since `pos` is a whole number of periods.
+    let mut done = lag;
+    while done < len {
+        let n = lag.min(len - done);
+        let (from, to) = (pos + done - lag, pos + done);
+        if to + n > out.len() {
+            return;
+        }
+        out.copy_within(from..from + n, to);
+        done += n;
+        if lag < FARTHEST {
+            lag = done;
+        }
     }
 }
 
@@ -1082,7 +1185,7 @@ fn copy_exact(out: &mut [u8], pos: usize, dist: usize, len: usize, run: &mut Run
 /// `dist`, then twice that, and so on; each step's ranges do not overlap. A distance
 /// of 1 is one fill.
 fn copy_periodic(out: &mut [u8], pos: usize, dist: usize, len: usize) {
-    let Some(src) = pos.checked_sub(dist) else {
+    let Some(src) = pos.checked_sub(dist).filter(|_| dist > 0) else {
         return;
     };
     if dist == 1 {
@@ -1158,6 +1261,42 @@ mod tests {
                 assert!(agrees(&ours, &run_reference(stream, OutputBound::Exact(len), cuts)));
             }
             let bound = OutputBound::AtMost(250_000);
+            let ours = run_engine(stream, bound, &[]);
+            assert_eq!(ours.result.unwrap_err().reason, InflateReason::LimitExceeded);
+            assert!(agrees(&ours, &run_reference(stream, bound, &[])));
+        }
+    }
+
+    /// spec/inflate.md §2.7.1 for runs of a period: periods of 2 to 258 bytes long enough to
+    /// fill and slide the window (so that writes, slides and CRC-32s are skipped), one of
+    /// 259 (over the longest period a run records), broken by a literal, by a change of
+    /// phase and by matches reaching back into the run, decode to exactly the data, with
+    /// its CRC-32, at every compression level, whole and cut, and under a bound inside a
+    /// run.
+    #[test]
+    fn periodic_runs_that_fill_and_slide_the_window_decode_as_written() {
+        use alloc::vec::Vec;
+        let mut data: Vec<u8> = Vec::new();
+        for (i, period) in [2usize, 9, 33, 258, 259, 3].into_iter().enumerate() {
+            let pattern: Vec<u8> = (0..period).map(|b| (b * 37 + i) as u8).collect();
+            data.extend(pattern.iter().cycle().take(230_000));
+            data.push(b'X');
+            // The same period in another phase, then text that reaches back into it.
+            data.extend(pattern.iter().cycle().skip(1).take(170_000));
+            data.extend_from_slice(b"some text ");
+            let back = data.len() - 50_000;
+            data.extend_from_within(back..back + 1_000);
+        }
+        let crc = crc32fast::hash(&data);
+        let len = data.len() as u64;
+        for stream in &streams_of(&data) {
+            for cuts in [&[][..], &[1, 2, 3][..], &[stream.len() / 3, stream.len() / 2][..]] {
+                let ours = run_engine(stream, OutputBound::Exact(len), cuts);
+                assert!(ours.output == data, "output differs, {} cuts", cuts.len());
+                assert_eq!(ours.result, Ok(crc));
+                assert!(agrees(&ours, &run_reference(stream, OutputBound::Exact(len), cuts)));
+            }
+            let bound = OutputBound::AtMost(1_500_000);
             let ours = run_engine(stream, bound, &[]);
             assert_eq!(ours.result.unwrap_err().reason, InflateReason::LimitExceeded);
             assert!(agrees(&ours, &run_reference(stream, bound, &[])));

@@ -273,16 +273,17 @@ impl Inflater {
 
     /// Once the window is full, keeps its last 32 KiB as history at its start (§2.7).
     /// Called before decoding, when the last chunk has been handed out. A window that
-    /// holds one repeated byte throughout already has that history (§2.7.1).
+    /// repeats one period throughout keeps up to a period more, from a multiple of the
+    /// period, and so already has that history (§2.7.1).
     fn slide(&mut self) {
         if self.pos < WINDOW_SIZE {
             return;
         }
-        let from = self.pos.saturating_sub(MAX_DISTANCE);
+        let from = self.decoder.run.slide_start(self.pos);
         if self.decoder.run.slide(from, self.pos) {
             self.window.copy_within(from..self.pos, 0);
         }
-        self.pos = MAX_DISTANCE;
+        self.pos -= from;
     }
 
     /// Applies the rules of §2 to the outcome of one decoder call; an error comes with
@@ -350,9 +351,9 @@ impl Inflater {
         let end = self.pos.saturating_add(written);
         if let Some(chunk) = self.window.get(self.pos..end) {
             // spec/inflate.md §2.6: every chunk is digested before it is handed out;
-            // §2.7.1: a chunk of one repeated byte through the shortcut for it.
+            // §2.7.1: a chunk that repeats one period through the shortcut for it.
             match self.decoder.run.covers(self.pos, end) {
-                Some(byte) => self.digest.update_repeated(chunk, byte),
+                Some(period) => self.digest.update_periodic(chunk, period),
                 None => self.digest.update(chunk),
             }
         }

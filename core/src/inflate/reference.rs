@@ -434,7 +434,8 @@ pub struct Case {
 
 /// Data of one of several shapes: random, text, runs, skewed bytes (for codes longer
 /// than the root table), mixed, one byte, short periods repeated at length, long runs of
-/// a few bytes broken by text (runs that fill and slide the window, §2.7.1).
+/// a few bytes or of a period of up to 300 bytes broken by text (runs that fill and
+/// slide the window, §2.7.1).
 pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
     const WORDS: [&str; 8] = [
         "tree",
@@ -484,8 +485,11 @@ pub fn data<C: crate::test_docs::Choose>(c: &mut C) -> alloc::vec::Vec<u8> {
                 out.extend(period.iter().cycle().take(n));
             }
             _ => {
-                let b = c.below(3) as u8;
-                out.extend(core::iter::repeat_n(b, c.below(150_000)));
+                // A period of one to 300 bytes (one byte half the time), past the longest
+                // period a run records (§2.7.1).
+                let n = if c.one_in(2) { 1 } else { 1 + c.below(300) };
+                let period: alloc::vec::Vec<u8> = (0..n).map(|_| c.below(3) as u8).collect();
+                out.extend(period.iter().cycle().take(c.below(150_000)));
                 if c.one_in(2) {
                     out.extend_from_slice(c.pick(&WORDS).as_bytes());
                 }

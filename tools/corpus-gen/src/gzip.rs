@@ -141,6 +141,46 @@ fn runs() -> Vec<u8> {
     out
 }
 
+/// A run of period 9 in a fixed block, then a dynamic block in whose codes the 15 bits
+/// after a match of 258 at distance 9 are the fixed block's bits for that match, but
+/// decode as a match at distance 11, three literals and the start of the next match
+/// (`spec/inflate.md` §2.7.1: the same bits are the same match only within one block).
+fn run_bits_of_another_block() -> Stream {
+    let mut s = Stream::new();
+    s.fixed(false);
+    for b in 0..9 {
+        s.literal(b);
+    }
+    for _ in 0..3 {
+        s.copy(258, 9);
+    }
+    s.end_block();
+    // `A` in 1 bit, `B` in 2, the length 258 (symbol 285) in 3 (110), `C` and the end of
+    // block in 4; one distance code, symbol 6 (9 to 12, two extra bits), in 1 bit.
+    let mut lit = vec![0u8; 286];
+    lit[usize::from(b'A')] = 1;
+    lit[usize::from(b'B')] = 2;
+    lit[285] = 3;
+    lit[usize::from(b'C')] = 4;
+    lit[256] = 4;
+    let mut dist = vec![0u8; 7];
+    dist[6] = 1;
+    s.dynamic(true, &lit, &dist);
+    s.copy(258, 9);
+    // 110 0 01, 0, 10, 0, 110 0 0: the fixed code's 11000101 00110 00 for (258, 9).
+    s.copy(258, 11);
+    for b in *b"ABA" {
+        s.literal(b);
+    }
+    s.copy(258, 9);
+    // Enough input after it for the fast loop, which hands runs over.
+    for _ in 0..200 {
+        s.literal(b'C');
+    }
+    s.end_block();
+    s
+}
+
 /// A fixed block whose first symbol is a match of distance 1: reaches before the start.
 fn distance_before_start() -> Vec<u8> {
     let mut s = Stream::new();
@@ -289,6 +329,8 @@ cases! {
     blocks_stored_fixed_dynamic: member_stream(multi_block()) => Valid;
     dynamic_block_member: plain(&long_text()) => Valid;
     ring_wrap_long_distances: member_stream(ring_wrap()) => Valid;
+    // §2.7.1: the bits of a run's match are read in the codes of its own block.
+    run_match_bits_of_another_block: member_stream(run_bits_of_another_block()) => Valid;
     // §5.7 several members; §5.8 zero padding.
     two_members: cat(&[&w(), &plain(SHORT)]) => Valid;
     zero_padding: cat(&[&w(), &[0; 512]]) => Valid;
