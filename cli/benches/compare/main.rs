@@ -188,8 +188,8 @@ fn disk_cases(b: &mut Bench) {
     }
 }
 
-/// The corpus's gzip bombs and 128 MiB of a p-byte period, against miniz_oxide (no goal:
-/// README "Goals missed", hostile corpus).
+/// The corpus's gzip bombs and 128 MiB of a p-byte period, whole and broken, against
+/// miniz_oxide (no goal: README "Goals missed", hostile corpus).
 fn bomb_cases(b: &mut Bench) {
     let gzip = workspace().join("hostile-corpus").join("gzip");
     let mut bombs: Vec<PathBuf> = std::fs::read_dir(&gzip)
@@ -209,7 +209,11 @@ fn bomb_cases(b: &mut Bench) {
     }
     for period in [1, 2, 9, 16, 17, 31, 33, 41, 48, 64] {
         let name = format!("128 MiB of a {period}-byte period, inflate").leak();
-        b.run(cases::bombs::period(period, name));
+        b.run(cases::bombs::period(period, false, name));
+    }
+    for period in [1, 2, 9, 16, 17, 33, 64] {
+        let name = format!("128 MiB of a {period}-byte period broken every 16 KiB, inflate").leak();
+        b.run(cases::bombs::period(period, true, name));
     }
 }
 

@@ -1,7 +1,8 @@
 //! Decompression bombs against miniz_oxide (README "Goals missed", the hostile corpus):
 //! the corpus's gzip bombs inflated to `modelgate check`'s 256 MiB bound with the CRC-32
 //! of every byte, and 128 MiB of a p-byte period (the shape of a bomb whose matches have
-//! distance p) inflated from one raw deflate stream. No goal: these rows say how far each
+//! distance p) inflated from one raw deflate stream, whole and broken by a changed byte
+//! every 16 KiB (so that every byte is written). No goal: these rows say how far each
 //! shape is from the 10 ms of the hostile goal, and that the peer is not closer.
 
 use super::{Case, Imp, Mem};
@@ -18,6 +19,9 @@ const GZ_LIMIT: u64 = 256 << 20;
 
 /// The output of one period case.
 const PERIOD_BYTES: usize = 128 << 20;
+
+/// How often a broken period case changes a byte: less than the 96 KiB window.
+const BREAK_EVERY: usize = 16 << 10;
 
 /// The peer's output ring: miniz_oxide's wrapping mode needs a power of two at least as
 /// large as deflate's 32 KiB window.
@@ -92,10 +96,19 @@ fn miniz_gzip_bound(data: &[u8], bound: u64) -> u64 {
 /// 128 MiB of a `period`-byte pattern, compressed by miniz_oxide at level 6 (every match
 /// 258 bytes at distance `period`, once the first period is out): modelgate's `Inflater`
 /// against miniz_oxide into a 64 KiB ring, both computing the CRC-32 of every byte (the
-/// `Inflater` always does).
-pub fn period(period: usize, name: &'static str) -> Case {
+/// `Inflater` always does). With `broken`, one byte in every [`BREAK_EVERY`] is changed,
+/// so that no run spans the window: every byte is then written and read for its CRC-32
+/// (spec/inflate.md §2.7.1, §8.8).
+pub fn period(period: usize, broken: bool, name: &'static str) -> Case {
     let data: Vec<u8> = (0..PERIOD_BYTES)
-        .map(|i| u8::try_from((i % period * 37 + 11) % 256).unwrap_or(0))
+        .map(|i| {
+            let b = u8::try_from((i % period * 37 + 11) % 256).unwrap_or(0);
+            if broken && i % BREAK_EVERY == BREAK_EVERY - 1 {
+                b ^ 0x80
+            } else {
+                b
+            }
+        })
         .collect();
     let stream = Rc::new(miniz_oxide::deflate::compress_to_vec(&data, 6));
     drop(data);
