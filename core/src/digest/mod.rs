@@ -70,18 +70,22 @@ impl ChunkDigest {
                 let total = self.crc.total_len().saturating_add(len);
                 self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
                 self.len = self.len.saturating_add(len);
-                match record {
-                    Some(record) => *last = record,
-                    None => self.repeated = None,
-                }
+                *last = record.unwrap_or(Repeated::NONE);
             }
             _ => {
                 self.update(chunk);
-                self.repeated = if self.sha.is_none() {
-                    Repeated::seen(chunk, period).map(Box::new)
+                let record = if self.sha.is_none() {
+                    Repeated::seen(chunk, period)
                 } else {
                     None
                 };
+                // The record's box is allocated once, by the first periodic chunk, and
+                // reused (spec/inflate.md §2.7: nothing grows while decoding).
+                match (self.repeated.as_deref_mut(), record) {
+                    (Some(last), record) => *last = record.unwrap_or(Repeated::NONE),
+                    (None, Some(record)) => self.repeated = Some(Box::new(record)),
+                    (None, None) => {}
+                }
             }
         }
     }

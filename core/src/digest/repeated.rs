@@ -79,6 +79,14 @@ struct Known {
 }
 
 impl Repeated {
+    /// No record: its length is no chunk's, so nothing is appended through it.
+    pub(crate) const NONE: Repeated = Repeated {
+        len: u64::MAX,
+        period: 0,
+        head: [0; MAX_PERIOD],
+        known: None,
+    };
+
     /// Records `chunk`, which repeats a period of `period` bytes and was hashed as it is;
     /// None when the period is 0 or longer than [`MAX_PERIOD`].
     pub(crate) fn seen(chunk: &[u8], period: usize) -> Option<Self> {

@@ -16,9 +16,9 @@
 //! ([`copy_pattern`]), and one at 16 to 63 from ever farther back ([`copy_lagged`]), so
 //! that no load waits on bytes just stored (§8.8).
 //!
-//! A match of the longest length followed by another longest length is handed over as a
-//! pending copy; when its distance is at most [`MAX_PERIOD`] it is a run of one period
-//! (§2.7.1): [`Decoder::run_matches`] takes the matches after it whose bits are the same
+//! A match of the longest length and a distance of at most [`MAX_PERIOD`] followed by the
+//! same match (as far as the bits held show) is a run of one period (§2.7.1): it is handed
+//! over as a pending copy, [`Decoder::run_matches`] takes the matches after it whose bits are the same
 //! by comparing bits, and [`Run::fill`] (`inflate/run.rs`) writes them all as one copy.
 //! Both live outside the fast loop, out of line: anything the loop keeps live costs it
 //! registers, and any code inlined into the function that holds it changes how they are
@@ -767,11 +767,17 @@ impl Decoder {
                 break Some(Stop::Corrupt);
             }
             // spec/inflate.md §2.7.1: a run of one period goes to `run_matches`, when the
-            // next code also starts a match of 258 (a guess from the bits at hand, which
-            // may be too few: either way the output is the same, only the speed differs).
+            // next symbol is the same match (a guess from the bits at hand, which may be too
+            // few: either way the output is the same, only the speed differs). Checked only
+            // after a length of 258, so that the loop's other paths do not pay for it.
             if len == MAX_MATCH && is_longest(lookup(tables, 0, bb, LITLEN_ROOT)) {
-                to_run = dist;
-                break None;
+                // Enough bits for the whole next match (at most 15 + 15 + 13) when the
+                // input has them.
+                refill(src, &mut ip, &mut bb, &mut bc);
+                if next_is_same_match(tables, bb, dist) {
+                    to_run = dist;
+                    break None;
+                }
             }
             copy_fast(out, pos, dist, len);
             pos += len;
@@ -917,6 +923,22 @@ fn put(out: &mut [u8], pos: usize, e: u32) -> usize {
         o.copy_from_slice(&[first, second]);
     }
     1 + ((e >> 9) & 1) as usize
+}
+
+/// A guess, from the bits `bb` holds after a match of 258 bytes at distance `dist`, that
+/// the next symbol is that match again (§2.7.1): its length code is 258 and its distance
+/// code and extra bits, as far as `bb` holds them, give `dist`. Bits past those held are
+/// zeros or stale, so the guess can be wrong either way; only the speed depends on it.
+#[inline(always)]
+fn next_is_same_match(tables: &[u32; TABLES], bb: u64, dist: usize) -> bool {
+    let e = lookup(tables, 0, bb, LITLEN_ROOT);
+    if dist > MAX_PERIOD {
+        return false;
+    }
+    let rest = bb.wrapping_shr(e);
+    let d = lookup(tables, DIST_AT, rest, DIST_ROOT);
+    let dx = (d >> EXTRA_SHIFT) & 0x1F;
+    d & KIND_MASK == BASE && value(d) + low_bits(rest.wrapping_shr(d), dx) == dist
 }
 
 /// True when entry `e` is the length 258, which takes no extra bits (symbol 285).

@@ -11,17 +11,19 @@
 //! - a chunk that lies inside the run gets its CRC-32 from the last such chunk's
 //!   ([`ChunkDigest::update_periodic`](crate::digest::ChunkDigest::update_periodic)).
 //!
-//! The window's contents, the bytes handed out, the digests, errors and offsets are
-//! those of writing every byte; only work that would rewrite equal bytes is skipped.
+//! The history before the output's end, the bytes handed out, the digests, errors and
+//! offsets are those of writing every byte; only work that would rewrite equal bytes is
+//! skipped (and where the history sits in the window, and so the chunks' lengths, move by
+//! less than a period).
 //! The record is kept by [`Run::fill`], which writes the matches of a distance up to
 //! [`MAX_PERIOD`] and the longest length that the fast loop hands over (those followed
 //! by another longest length) and those a chunk's end cuts or the exact-input path
 //! decodes, and it is only trusted while nothing else has written since: any other
 //! write (the fast loop's own matches included) moves the output position past
 //! [`Run`]'s end, and the next [`Run::fill`] then starts a new run.
-//! (The decoder adds a fourth saving of its own: after such a match it takes the
-//! matches whose bits repeat that one's without decoding them, `Decoder::run_matches`
-//! in `inflate/decoder.rs`.)
+//! (The decoder adds savings of its own: after such a match it takes the matches whose
+//! bits repeat that one's without decoding them and writes them all as one copy,
+//! `Decoder::run_matches` in `inflate/decoder.rs`.)
 
 pub(crate) use crate::digest::MAX_PERIOD;
 use crate::inflate::decoder::{MAX_DISTANCE, copy_match};
