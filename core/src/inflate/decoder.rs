@@ -925,16 +925,17 @@ fn put(out: &mut [u8], pos: usize, e: u32) -> usize {
     1 + ((e >> 9) & 1) as usize
 }
 
-/// A guess, from the bits `bb` holds after a match of 258 bytes at distance `dist`, that
-/// the next symbol is that match again (§2.7.1): its length code is 258 and its distance
-/// code and extra bits, as far as `bb` holds them, give `dist`. Bits past those held are
+/// A guess, from the bits `bb` holds after a match of 258 bytes at distance `dist` whose
+/// next length code is 258 again, that the next symbol is that match again, a run of one
+/// period (§2.7.1): `dist` is at most [`MAX_PERIOD`] and the distance code and extra bits
+/// after that length code, as far as `bb` holds them, give `dist`. Bits past those held are
 /// zeros or stale, so the guess can be wrong either way; only the speed depends on it.
 #[inline(always)]
 fn next_is_same_match(tables: &[u32; TABLES], bb: u64, dist: usize) -> bool {
-    let e = lookup(tables, 0, bb, LITLEN_ROOT);
     if dist > MAX_PERIOD {
         return false;
     }
+    let e = lookup(tables, 0, bb, LITLEN_ROOT);
     let rest = bb.wrapping_shr(e);
     let d = lookup(tables, DIST_AT, rest, DIST_ROOT);
     let dx = (d >> EXTRA_SHIFT) & 0x1F;
