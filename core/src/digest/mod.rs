@@ -63,10 +63,9 @@ impl ChunkDigest {
             "not periodic"
         );
         let len = u64::try_from(chunk.len()).unwrap_or(u64::MAX);
-        let crc = self.crc32();
         match self.repeated.as_deref_mut() {
             Some(last) if last.len() == len && self.sha.is_none() => {
-                let (crc, record) = last.append(crc, chunk, period);
+                let (crc, record) = last.append(self.crc.clone().finalize(), chunk, period);
                 let total = self.crc.total_len().saturating_add(len);
                 self.crc = crc32fast::Hasher::new_with_initial_len(crc, total);
                 self.len = self.len.saturating_add(len);
