@@ -11,29 +11,7 @@ use modelgate_core::tar::{Discard, EntrySink, FileMeta, Flavor, TarWriter};
 
 // ---------------------------------------------------------------- fixtures
 
-const CONTRACT: &str = r#"{"mpk_version":"1.0","model":"resnet50","stages":[
- {"name":"mla_0","processor":"MLA","executable":"resnet50_mla.elf"},
- {"name":"post","processor":"A65","executable":"libpost.so"}]}"#;
-
-fn stage(id: i64, name: &str, processor: &str, kernel: &str, deps: &[&str]) -> String {
-    let deps: Vec<String> = deps.iter().map(|d| format!("\"{d}\"")).collect();
-    format!(
-        r#"{{"sequence_id":{id},"name":"{name}","pluginId":"p_{name}","configPath":"{name}_config.json","processor":"{processor}","kernel":"{kernel}","dependencies":[{}]}}"#,
-        deps.join(",")
-    )
-}
-
-fn pipeline(stages: &[String]) -> String {
-    format!(r#"{{"pipelines":[{{"sequence":[{}]}}]}}"#, stages.join(","))
-}
-
-fn default_stages() -> Vec<String> {
-    vec![
-        stage(1, "pre", "EV74", "quantization_transform", &["decoder"]),
-        stage(2, "mla_0", "MLA", "mla_inference", &["pre"]),
-        stage(3, "post", "A65", "a65_postprocess", &["mla_0"]),
-    ]
-}
+use modelgate_corpus_gen::mpk::{CONTRACT, pipeline, stage, stages as default_stages};
 
 /// The files of the valid package, in archive order.
 fn files() -> Vec<(String, Vec<u8>)> {

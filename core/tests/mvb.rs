@@ -17,7 +17,7 @@ const DATE: &str = "2025-06-01T12:00:00Z";
 const MTIME: u64 = 1_748_779_200;
 const KEY: [u64; 2] = [1, 2];
 
-type Files = Vec<(String, Vec<u8>)>;
+use modelgate_corpus_gen::mvb::{Files, manifest_for};
 
 fn payload() -> Files {
     vec![
@@ -28,21 +28,6 @@ fn payload() -> Files {
         ),
         ("model/tokenizer/vocab.txt".into(), b"a\nb\nc\n".to_vec()),
     ]
-}
-
-fn manifest_for(root: &str, files: &Files, hash: Option<&str>) -> String {
-    let inv: Vec<String> = files
-        .iter()
-        .map(|(p, d)| format!(r#"{{"path":"{p}","size":{},"sha256":"{}"}}"#, d.len(), hex(&sha256(d))))
-        .collect();
-    let hexes: Vec<(String, String)> = files.iter().map(|(p, d)| (p.clone(), hex(&sha256(d)))).collect();
-    let computed = bundle_hash(hexes.iter().map(|(p, h)| (p.as_str(), h.as_str())));
-    format!(
-        r#"{{"schema_version":"1.6.0","kind":"darsay.bundle","artifact_type":"model","bundle_id":"{ID}","source":{{"repo":"qwen/qwen3-0.6b"}},"inventory":{{"layout":{{"payload_root":"{root}/"}},"files":[{}],"bundle_hash":{{"algorithm":"sha256-of-sorted-sha256-lines","value":"{}","covers":"{}"}}}},"archive":{{"date_archived":"{DATE}"}}}}"#,
-        inv.join(","),
-        hash.unwrap_or(&computed),
-        covers(root)
-    )
 }
 
 fn manifest_text() -> String {
@@ -818,7 +803,12 @@ fn manifest_date_archived_rfc3339_utc() {
 
 #[test]
 fn manifest_unknown_members_kept() {
-    let m = Manifest::parse(manifest_text().as_bytes(), &MvbLimits::DEFAULT, KEY).unwrap();
+    let with_source = manifest_text().replacen(
+        "\"inventory\":",
+        "\"source\":{\"repo\":\"qwen/qwen3-0.6b\"},\"inventory\":",
+        1,
+    );
+    let m = Manifest::parse(with_source.as_bytes(), &MvbLimits::DEFAULT, KEY).unwrap();
     assert!(
         m.fields.get("source").is_none(),
         "only the members §1.2 reads are built"

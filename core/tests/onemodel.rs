@@ -3,6 +3,7 @@
 
 use modelgate_core::onemodel::writer::assemble;
 use modelgate_core::onemodel::*;
+use modelgate_corpus_gen::onemodel::{gm as graph_manifest, net, node};
 
 fn read_err(file: &[u8]) -> Error {
     read(file).expect_err("must be rejected")
@@ -16,10 +17,6 @@ fn file(manifest: &str, data: &[u8]) -> Vec<u8> {
 /// File offset of the first occurrence of `needle` in `manifest`.
 fn at(manifest: &str, needle: &str) -> u64 {
     64 + manifest.find(needle).expect("needle in manifest") as u64
-}
-
-fn graph_manifest(graph: &str) -> String {
-    format!("{{\"ir_version\":9,\"opsets\":[{{\"version\":17}}],\"graph\":{graph}}}")
 }
 
 fn assert_path(e: &Error, kind: ErrorKind, path: &str, offset: u64) {
@@ -674,30 +671,6 @@ fn nested_subgraphs_count_toward_nesting() {
 }
 
 // ---- §3.1 names ------------------------------------------------------------------------------
-
-fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> String {
-    let q = |v: &[&str]| v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(",");
-    format!(
-        "{{\"op\":\"{op}\",\"inputs\":[{}],\"outputs\":[{}]}}",
-        q(inputs),
-        q(outputs)
-    )
-}
-
-fn net(inputs: &[&str], nodes: &[String], outputs: &[&str]) -> String {
-    let names = |v: &[&str]| {
-        v.iter()
-            .map(|s| format!("{{\"name\":\"{s}\"}}"))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    graph_manifest(&format!(
-        "{{\"inputs\":[{}],\"outputs\":[{}],\"nodes\":[{}]}}",
-        names(inputs),
-        names(outputs),
-        nodes.join(",")
-    ))
-}
 
 #[test]
 fn name_defined_twice_rejected() {
@@ -1481,19 +1454,7 @@ fn writer_counts_shared_bytes_of_tensors_everywhere_in_the_model() {
 mod onnx_proto {
     use super::*;
     use modelgate_core::onnx::{self, wire::*};
-
-    fn len(number: u32, bytes: &[u8]) -> Vec<u8> {
-        let mut v = Vec::new();
-        put_len(&mut v, number, bytes);
-        v
-    }
-
-    fn int(number: u32, value: u64) -> Vec<u8> {
-        let mut v = Vec::new();
-        put_key(&mut v, number, 0);
-        put_varint(&mut v, value);
-        v
-    }
+    use modelgate_corpus_gen::onemodel::pb::{int, len};
 
     /// ModelProto { ir_version: 9, graph: { initializer: [tensor] } }.
     fn model_with_tensor(tensor: &[u8]) -> Vec<u8> {

@@ -4,23 +4,11 @@
 //! profile. The nesting-limit rejections themselves are tested in `tests/onemodel.rs`.
 
 use modelgate_core::onemodel::{self, Limits, Model};
-use modelgate_core::onnx::{self, wire::*};
+use modelgate_core::onnx;
+use modelgate_corpus_gen::onemodel::pb::{int, len};
 
 /// The stack the spec promises is enough in an unoptimised build (§3.3).
 const SMALL_STACK: usize = 256 << 10;
-
-fn len(number: u32, bytes: &[u8]) -> Vec<u8> {
-    let mut v = Vec::new();
-    put_len(&mut v, number, bytes);
-    v
-}
-
-fn int(number: u32, value: u64) -> Vec<u8> {
-    let mut v = Vec::new();
-    put_key(&mut v, number, 0);
-    put_varint(&mut v, value);
-    v
-}
 
 /// A `TypeProto` `levels` deep: sequence, optional and map wrappers around a tensor type.
 fn onnx_type(levels: usize) -> Vec<u8> {

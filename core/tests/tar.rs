@@ -9,6 +9,7 @@ use modelgate_core::tar::{
     Dialect, EntryKind, Event, Field, FileMeta, Flavor, PathSource, TarLimits, TarReader, TarReason, TarWriter,
     entries, file_header,
 };
+use modelgate_corpus_gen::pax_record;
 
 // ---------------------------------------------------------------- helpers
 
@@ -100,18 +101,6 @@ fn member(header: [u8; BLOCK], data: &[u8]) -> Vec<u8> {
 
 fn file(name: &str, data: &[u8]) -> Vec<u8> {
     member(raw(name.as_bytes(), b'0', data.len() as u64, false), data)
-}
-
-fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body = 1 + key.len() + 1 + value.len() + 1;
-    let mut len = body + 1;
-    while format!("{len}").len() + body != len {
-        len += 1;
-    }
-    let mut v = format!("{len} {key}=").into_bytes();
-    v.extend_from_slice(value);
-    v.push(b'\n');
-    v
 }
 
 fn pax(records: &[u8]) -> Vec<u8> {

@@ -1,6 +1,8 @@
 //! Extraction fault tests (`spec/mpk.md` §6): nothing is left behind on failure, links at
 //! the destination are refused, the extension rule comes before any byte is read.
 
+mod progress;
+
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::mpk::{MpkKind, MpkLimits, Registry, check_tar_gz};
 use modelgate_core::tar::writer::END_OF_ARCHIVE;
@@ -237,18 +239,7 @@ fn check_reports_progress_monotone_to_the_total() {
     t.extend_from_slice(&END_OF_ARCHIVE);
     let pkg = dir.join("model.tar.gz");
     fs::write(&pkg, package(t)).unwrap();
-    let len = fs::metadata(&pkg).unwrap().len();
-    let mut calls = Vec::new();
-    // Through the format registry, as `modelgate check` calls it.
-    let mpk = modelgate_io::check::by_name("mpk").unwrap();
-    mpk.check(&pkg, &mut |done, total| calls.push((done, total))).unwrap();
-    assert!(calls.len() > 1, "{calls:?}");
-    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
-    assert!(
-        calls.iter().all(|&(done, total)| done <= total && total == len),
-        "{calls:?}"
-    );
-    assert_eq!(calls.last(), Some(&(len, len)));
+    progress::assert_progress_monotone_to_the_total("mpk", &pkg);
     fs::remove_dir_all(&dir).unwrap();
 }
 

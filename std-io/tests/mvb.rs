@@ -2,6 +2,8 @@
 //! stock GNU tar and Python `tarfile` recover the bundle, `darsay-verify.py` passes, and a
 //! single flipped payload byte makes import refuse and leave the vault unchanged.
 
+mod progress;
+
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::{MvbKind, bundle_hash, covers};
 use modelgate_io::mvb::{MvbIoError, VERIFIER, check_archive, export, import, verify_archive, verify_folder};
@@ -491,19 +493,8 @@ fn check_reports_progress_monotone_to_the_total() {
     let out = s.join("out");
     fs::create_dir_all(&out).unwrap();
     let tar = export_to(&bundle, &out);
-    let len = fs::metadata(&tar).unwrap().len();
-    let mut calls = Vec::new();
-    // Through the format registry, as `modelgate check` calls it.
-    let mvb = modelgate_io::check::by_name("mvb").unwrap();
     let _alone = CHECKING.lock().unwrap();
-    mvb.check(&tar, &mut |done, total| calls.push((done, total))).unwrap();
-    assert!(calls.len() > 1, "{calls:?}");
-    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
-    assert!(
-        calls.iter().all(|&(done, total)| done <= total && total == len),
-        "{calls:?}"
-    );
-    assert_eq!(calls.last(), Some(&(len, len)));
+    progress::assert_progress_monotone_to_the_total("mvb", &tar);
 }
 
 /// §5.5: the export log is replaced with the permission bits it had (`spec/mlbundle.md`

@@ -6,7 +6,7 @@
 //! Also home of the hand-assembled deflate streams (stored, fixed and dynamic blocks,
 //! valid or not, RFC 1951) that `gzip.rs` reuses.
 
-use crate::{CorpusFile, Expect};
+use crate::{CorpusFile, Expect, Kind};
 use Expect::{Reject, Valid};
 pub use modelgate_core::digest::crc32;
 use modelgate_core::inflate::{FrameError, InflateReason, InflateReason as R, check_frame, deflate, write_frame};
@@ -551,7 +551,9 @@ fn fixed_symbol(symbol: usize) -> Vec<u8> {
 }
 
 cases! {
-    reason: InflateReason;
+    expect: Expect<InflateReason>;
+    ext: "deflate";
+    check: |case| assert_eq!(outcome(&case.bytes), case.expect);
     // §2.1 empty streams in each block type; padding bits after the final block.
     empty_fixed_block: write_frame(b"").expect("writer") => Valid;
     empty_stored_block: frame(0, 0, &stored_block(true, b"")) => Valid;
@@ -712,14 +714,13 @@ cases! {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    cases()
-        .iter()
-        .map(|c| {
-            c.file("deflate", "deflate", |reason, offset| {
-                FrameError { reason, offset }.kind()
-            })
-        })
-        .collect()
+    cases().iter().map(|c| c.file("deflate")).collect()
+}
+
+impl Kind for InflateReason {
+    fn kind(self, offset: u64) -> &'static str {
+        FrameError { reason: self, offset }.kind()
+    }
 }
 
 #[cfg(test)]
@@ -820,15 +821,13 @@ mod tests {
 
     #[test]
     fn every_case_gives_the_same_outcome_fed_byte_by_byte() {
-        for case in cases() {
-            assert_eq!(outcome_bytewise(&case.bytes), case.expect, "{}", case.name);
-        }
+        crate::assert_every_case(&cases(), outcome_bytewise);
     }
 
     #[test]
     fn every_reason_has_a_case() {
         let all = cases();
-        let has = |f: &dyn Fn(InflateReason) -> bool| all.iter().any(|c| matches!(c.expect, Reject(r, _) if f(r)));
+        let has = |f: &dyn Fn(InflateReason) -> bool| crate::has_reason(&all, f);
         assert!(has(&|r| r == R::Corrupt));
         assert!(has(&|r| r == R::Truncated));
         assert!(has(&|r| r == R::TrailingData));

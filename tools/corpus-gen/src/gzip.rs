@@ -5,7 +5,7 @@
 //! `modelgate_core::gzip::gunzip`.
 
 use crate::deflate::{SHORT, Stream, crc32, distance_symbol, long_text, multi_block, ring_wrap, written};
-use crate::{CorpusFile, Expect};
+use crate::{CorpusFile, Expect, Kind};
 use Expect::{Reject, Valid};
 use modelgate_core::digest::ChunkDigest;
 use modelgate_core::gzip::{GzipError, GzipReason, GzipReason as R, gunzip, write_gzip};
@@ -306,7 +306,9 @@ fn bomb_of_period(period: u8) -> Bomb {
 }
 
 cases! {
-    reason: GzipReason;
+    expect: Expect<GzipReason>;
+    ext: "gz";
+    check: |case| assert_eq!(outcome(&case.bytes), case.expect);
     // §5.13, §5.1: the writer's member; any MTIME, every allowed XFL, OS and FTEXT.
     one_member: w() => Valid;
     empty_member: plain(b"") => Valid;
@@ -429,10 +431,13 @@ cases! {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    cases()
-        .iter()
-        .map(|c| c.file("gzip", "gz", |r, at| GzipError::new(r, at).kind()))
-        .collect()
+    cases().iter().map(|c| c.file("gzip")).collect()
+}
+
+impl Kind for GzipReason {
+    fn kind(self, offset: u64) -> &'static str {
+        GzipError::new(self, offset).kind()
+    }
 }
 
 #[cfg(test)]
@@ -480,15 +485,13 @@ mod tests {
 
     #[test]
     fn every_case_gives_the_same_outcome_fed_byte_by_byte() {
-        for case in cases() {
-            assert_eq!(outcome_bytewise(&case.bytes), case.expect, "{}", case.name);
-        }
+        crate::assert_every_case(&cases(), outcome_bytewise);
     }
 
     #[test]
     fn every_reason_has_a_case() {
         let all = cases();
-        let has = |f: &dyn Fn(GzipReason) -> bool| all.iter().any(|c| matches!(c.expect, Reject(r, _) if f(r)));
+        let has = |f: &dyn Fn(GzipReason) -> bool| crate::has_reason(&all, f);
         assert!(has(&|r| r == R::BadMagic));
         assert!(has(&|r| r == R::BadMethod));
         assert!(has(&|r| r == R::ReservedFlags));

@@ -2,7 +2,7 @@
 //! and carrying the exact outcome (`valid`, or the reason and byte offset) that the tests
 //! below assert through `modelgate_core::json`.
 
-use crate::{CorpusFile, Expect};
+use crate::{CorpusFile, Expect, Kind};
 use Expect::{Reject, Valid};
 use modelgate_core::json::{Expected as E, Limits, Reason, Reason as R, Utf8Problem as U};
 
@@ -62,7 +62,9 @@ fn names_colliding_under_default_key(n: usize) -> Vec<u8> {
 }
 
 cases! {
-    reason: Reason;
+    expect: Expect<Reason>;
+    ext: "json";
+    check: |case| assert_eq!(outcome(&case.bytes), case.expect);
     // §2 grammar: every value type at the top level.
     empty_object: "{}" => Valid;
     empty_array: "[]" => Valid;
@@ -225,10 +227,13 @@ cases! {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    cases()
-        .iter()
-        .map(|c| c.file("json", "json", |r, _| r.kind().name()))
-        .collect()
+    cases().iter().map(|c| c.file("json")).collect()
+}
+
+impl Kind for Reason {
+    fn kind(self, _: u64) -> &'static str {
+        Reason::kind(self).name()
+    }
 }
 
 #[cfg(test)]

@@ -6,12 +6,23 @@
 //! can never silently pass for the wrong reason.
 
 /// Defines a module's case table: `pub fn cases()` and, under `cfg(test)`, one test per
-/// case, named for it, asserting that the module's `outcome` gives exactly the expectation.
+/// case, named for it, that hands the case to `check` (a function of `&Case`), which
+/// asserts its exact outcome.
+///
+/// Each row is `name: bytes => expectation;`; in a table that starts with `@pairs`, each
+/// is `name => (bytes, expectation);`, where both come from one computation. An optional
+/// `."ext"` after the name sets the file's extension; the table's `ext` is the default.
 macro_rules! cases {
-    (reason: $reason:ty; $($name:ident : $bytes:expr => $expect:expr;)*) => {
+    (expect: $expect:ty; ext: $default:literal; check: $check:expr; $($name:ident $(. $ext:literal)? : $bytes:expr => $outcome:expr;)*) => {
+        cases! { @pairs expect: $expect; ext: $default; check: $check; $($name $(. $ext)? => (Vec::from($bytes), $outcome);)* }
+    };
+    (@pairs expect: $expect:ty; ext: $default:literal; check: $check:expr; $($name:ident $(. $ext:literal)? => $pair:expr;)*) => {
         /// Every corpus case of this module.
-        pub fn cases() -> Vec<$crate::Case<$reason>> {
-            vec![$($crate::Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
+        pub fn cases() -> Vec<$crate::Case<$expect>> {
+            vec![$({
+                let (bytes, expect): (Vec<u8>, $expect) = $pair;
+                $crate::Case { name: stringify!($name), ext: $crate::ext_or(&[$($ext)?], $default), bytes, expect }
+            }),*]
         }
 
         #[cfg(test)]
@@ -20,8 +31,10 @@ macro_rules! cases {
             $(
                 #[test]
                 fn $name() {
-                    let bytes: Vec<u8> = Vec::from($bytes);
-                    assert_eq!(outcome(&bytes), $expect);
+                    let (bytes, expect): (Vec<u8>, $expect) = $pair;
+                    let ext = $crate::ext_or(&[$($ext)?], $default);
+                    let check: fn(&$crate::Case<$expect>) = $check;
+                    check(&$crate::Case { name: stringify!($name), ext, bytes, expect });
                 }
             )*
         }
@@ -67,25 +80,51 @@ pub enum Expect<R> {
     Reject(R, u64),
 }
 
-/// One corpus case: a rule name, the file's bytes and the exact outcome.
-pub struct Case<R> {
+/// What a case's file name says it must give (CONVENTIONS.md `corpus-check`): `valid`, or
+/// the kind the file must be rejected with.
+pub trait Expected {
+    /// `valid`, or the kind of the rejection.
+    fn expected(&self) -> &'static str;
+}
+
+/// The kind a rejection for reason `Self` at a byte offset has (some kinds depend on where
+/// the reason arose), for [`Expect`].
+pub trait Kind: Copy {
+    /// The kind's name.
+    fn kind(self, offset: u64) -> &'static str;
+}
+
+impl<R: Kind> Expected for Expect<R> {
+    fn expected(&self) -> &'static str {
+        match *self {
+            Expect::Valid => "valid",
+            Expect::Reject(reason, offset) => reason.kind(offset),
+        }
+    }
+}
+
+/// One corpus case: a rule name, the file's extension and bytes, and the exact outcome.
+pub struct Case<E> {
     /// Rule name, snake case; the file name uses it with dashes.
     pub name: &'static str,
+    /// The file's extension.
+    pub ext: &'static str,
     /// The file's bytes.
     pub bytes: Vec<u8>,
     /// The exact outcome.
-    pub expect: Expect<R>,
+    pub expect: E,
 }
 
-impl<R: Copy> Case<R> {
-    /// `<folder>/<Expected>-<case>.<ext>`, the kind named by `kind` for a rejection.
-    pub fn file(&self, folder: &str, ext: &str, kind: fn(R, u64) -> &'static str) -> CorpusFile {
-        let expected = match self.expect {
-            Expect::Valid => "valid",
-            Expect::Reject(reason, offset) => kind(reason, offset),
-        };
-        CorpusFile::case(folder, expected, self.name, ext, &self.bytes)
+impl<E: Expected> Case<E> {
+    /// `<folder>/<Expected>-<case>.<ext>`.
+    pub fn file(&self, folder: &str) -> CorpusFile {
+        CorpusFile::case(folder, self.expect.expected(), self.name, self.ext, &self.bytes)
     }
+}
+
+/// The extension a case table row names, else the table's default.
+pub fn ext_or(ext: &[&'static str], default: &'static str) -> &'static str {
+    ext.first().copied().unwrap_or(default)
 }
 
 /// One PAX extended-header record `"<len> <key>=<value>\n"`, its decimal length prefix
@@ -124,6 +163,23 @@ pub fn sums(files: &[CorpusFile]) -> String {
         .iter()
         .map(|f| format!("{}  {}\n", hex(&sha256(&f.bytes)), f.path))
         .collect()
+}
+
+/// Asserts that `outcome` (another way of reading the files, such as byte by byte) gives
+/// every case exactly its expectation.
+#[cfg(test)]
+pub(crate) fn assert_every_case<E: PartialEq + std::fmt::Debug>(cases: &[Case<E>], outcome: impl Fn(&[u8]) -> E) {
+    for case in cases {
+        assert_eq!(outcome(&case.bytes), case.expect, "{}", case.name);
+    }
+}
+
+/// True when some case is rejected for a reason that `want` accepts.
+#[cfg(test)]
+pub(crate) fn has_reason<R: Copy>(cases: &[Case<Expect<R>>], want: impl Fn(R) -> bool) -> bool {
+    cases
+        .iter()
+        .any(|c| matches!(c.expect, Expect::Reject(r, _) if want(r)))
 }
 
 /// Asserts that a module's case names are at least `min` and all distinct (the issue's

@@ -7,7 +7,7 @@
 #[path = "mlbundle/zip.rs"]
 pub mod zip;
 
-use crate::CorpusFile;
+use crate::{CorpusFile, Expected};
 use modelgate_core::digest::sha256;
 use modelgate_core::mlbundle::{ArchiveLimits, IntegrityRecord, Manifest, MemberName, Recipe, read_container};
 use zip::{Desc, Layout, Member, Zip, patch};
@@ -23,24 +23,12 @@ pub enum Expect {
 
 use Expect::{Reject, Valid};
 
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `mlbundle/<Expected>-<case>.mlbundle`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match self.expect {
+impl Expected for Expect {
+    fn expected(&self) -> &'static str {
+        match *self {
             Valid => "valid",
             Reject(k, _, _) => k,
-        };
-        CorpusFile::case("mlbundle", kind, self.name, "mlbundle", &self.bytes)
+        }
     }
 }
 
@@ -57,7 +45,7 @@ pub fn outcome(bytes: &[u8]) -> Expect {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    let mut out: Vec<CorpusFile> = cases().iter().map(Case::file).collect();
+    let mut out: Vec<CorpusFile> = cases().iter().map(|c| c.file("mlbundle")).collect();
     out.extend(
         python_fixtures()
             .into_iter()
@@ -311,31 +299,11 @@ fn nested(depth: usize) -> String {
     format!("{}{}", "[".repeat(depth), "]".repeat(depth))
 }
 
-macro_rules! cases {
-    ($($name:ident => $body:expr;)*) => {
-        /// Every mlbundle corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$({
-                let (bytes, expect): (Vec<u8>, Expect) = $body;
-                Case { name: stringify!($name), bytes, expect }
-            }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let (bytes, expect): (Vec<u8>, Expect) = $body;
-                    assert_eq!(outcome(&bytes), expect);
-                }
-            )*
-        }
-    };
-}
-
 cases! {
+    @pairs
+    expect: Expect;
+    ext: "mlbundle";
+    check: |case| assert_eq!(outcome(&case.bytes), case.expect);
     // ---------------------------------------------------------------- valid (§2, §10)
     writer_standalone_onnx => (std_zip().build().0, Valid);
     standalone_skops => (bundle(Recipe::Standalone(MemberName::ModelSkops),

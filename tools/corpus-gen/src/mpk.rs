@@ -3,8 +3,8 @@
 //! file. Archives are built here with fixed metadata (mtime 1700000000, uid/gid 0, empty
 //! owner names) and the deterministic gzip writer, so they are reproducible bit for bit.
 
-use crate::CorpusFile;
 use crate::pax_record;
+use crate::{CorpusFile, Expected};
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::Writer;
@@ -27,26 +27,12 @@ use MpkKind::{
     InvalidArchive as IA, PathTraversal as PT, SchemaError as SE, SizeLimitExceeded as SL, UnsupportedVersion as UV,
 };
 
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// File extension (`tar.gz` except for the extension-rule cases).
-    pub ext: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `mpk/<Expected>-<case>.<ext>`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match self.expect {
+impl Expected for Expect {
+    fn expected(&self) -> &'static str {
+        match *self {
             Valid => "valid",
             Reject(k, _) => k.key(),
-        };
-        CorpusFile::case("mpk", kind, self.name, self.ext, &self.bytes)
+        }
     }
 }
 
@@ -59,7 +45,7 @@ pub fn outcome(ext: &str, bytes: &[u8]) -> Result<(), modelgate_core::mpk::MpkEr
 
 /// The corpus files of this module, then the fixture manifest.
 pub fn files() -> Vec<CorpusFile> {
-    let mut out: Vec<CorpusFile> = cases().iter().map(Case::file).collect();
+    let mut out: Vec<CorpusFile> = cases().iter().map(|c| c.file("mpk")).collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.push(manifest(&out));
     out
@@ -92,11 +78,14 @@ const META: FileMeta = FileMeta {
     gid: 0,
 };
 
-const CONTRACT: &str = r#"{"mpk_version":"1.0","model":"resnet50","stages":[{"name":"mla_0","processor":"MLA","executable":"resnet50_mla.elf"},{"name":"post","processor":"A65","executable":"libpost.so"}]}"#;
+/// The valid package's contract, `mpk.json` (`spec/mpk.md` §3.1).
+pub const CONTRACT: &str = r#"{"mpk_version":"1.0","model":"resnet50","stages":[{"name":"mla_0","processor":"MLA","executable":"resnet50_mla.elf"},{"name":"post","processor":"A65","executable":"libpost.so"}]}"#;
 
 type Files = Vec<(String, Vec<u8>)>;
 
-fn stage(id: i64, name: &str, processor: &str, kernel: &str, deps: &[&str]) -> String {
+/// One stage of `pipeline_sequence.json` (`spec/mpk.md` §3.2): sequence id, name (which
+/// also names its plugin and config file), processor, kernel and dependencies.
+pub fn stage(id: i64, name: &str, processor: &str, kernel: &str, deps: &[&str]) -> String {
     let deps: Vec<String> = deps.iter().map(|d| format!("\"{d}\"")).collect();
     format!(
         r#"{{"sequence_id":{id},"name":"{name}","pluginId":"p_{name}","configPath":"{name}_config.json","processor":"{processor}","kernel":"{kernel}","dependencies":[{}]}}"#,
@@ -104,11 +93,13 @@ fn stage(id: i64, name: &str, processor: &str, kernel: &str, deps: &[&str]) -> S
     )
 }
 
-fn pipeline(stages: &[String]) -> String {
+/// `pipeline_sequence.json` with one pipeline of these stages.
+pub fn pipeline(stages: &[String]) -> String {
     format!(r#"{{"pipelines":[{{"sequence":[{}]}}]}}"#, stages.join(","))
 }
 
-fn stages() -> Vec<String> {
+/// The valid package's three stages: `pre` (EV74), `mla_0` (MLA), `post` (A65).
+pub fn stages() -> Vec<String> {
     vec![
         stage(1, "pre", "EV74", "quantization_transform", &["decoder"]),
         stage(2, "mla_0", "MLA", "mla_inference", &["pre"]),
@@ -382,36 +373,10 @@ fn deep_json(depth: usize) -> String {
     "[".repeat(depth) + &"]".repeat(depth)
 }
 
-/// The case table: `cases()` and one `#[test]` per case (an optional `."ext"` after the
-/// name sets the file extension; the default is `tar.gz`).
-macro_rules! mpk_cases {
-    ($($name:ident $(. $ext:literal)? : $bytes:expr => $expect:expr;)*) => {
-        /// Every MPK corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$(Case { name: stringify!($name), ext: ext_or_default(&[$($ext)?]), bytes: $bytes, expect: $expect }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let bytes: Vec<u8> = $bytes;
-                    assert_outcome(ext_or_default(&[$($ext)?]), &bytes, $expect);
-                }
-            )*
-        }
-    };
-}
-
-fn ext_or_default(ext: &[&'static str]) -> &'static str {
-    ext.first().copied().unwrap_or("tar.gz")
-}
-
-/// Asserts the exact outcome of one case.
-pub fn assert_outcome(ext: &str, bytes: &[u8], expect: Expect) {
-    match (outcome(ext, bytes), expect) {
+/// Asserts the exact outcome of one case: its kind, and a text its display contains.
+#[cfg(test)]
+fn assert_case(case: &crate::Case<Expect>) {
+    match (outcome(case.ext, &case.bytes), case.expect) {
         (Ok(()), Valid) => {}
         (Err(e), Reject(kind, text)) => {
             let shown = e.to_string();
@@ -423,7 +388,10 @@ pub fn assert_outcome(ext: &str, bytes: &[u8], expect: Expect) {
     }
 }
 
-mpk_cases! {
+cases! {
+    expect: Expect;
+    ext: "tar.gz";
+    check: assert_case;
     // Valid packages: every accepted form.
     minimal: pkg(&base()) => Valid;
     named_contract: edited(|f| f[0].0 = "resnet50_mpk.json".into()) => Valid;

@@ -3,8 +3,8 @@
 //! writer (`mvb::write_bundle`: GNU headers, mode 0644, uid/gid 0, mtime = date_archived)
 //! plus hand-made header blocks for hostile entries, so they are reproducible bit for bit.
 
-use crate::CorpusFile;
 use crate::pax_record;
+use crate::{CorpusFile, Expected};
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::write::append_entry;
 use modelgate_core::mvb::{MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits, bundle_hash, check_mvb, covers};
@@ -27,24 +27,12 @@ use MvbKind::{
     UnsupportedVersion as UV,
 };
 
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `mvb/<Expected>-<case>.mvb.tar`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match self.expect {
+impl Expected for Expect {
+    fn expected(&self) -> &'static str {
+        match *self {
             Valid => "valid",
             Reject(k, _) => k.name(),
-        };
-        CorpusFile::case("mvb", kind, self.name, "mvb.tar", &self.bytes)
+        }
     }
 }
 
@@ -58,7 +46,7 @@ pub fn outcome(bytes: &[u8]) -> Result<(), MvbError> {
 
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
-    let mut out: Vec<CorpusFile> = cases().iter().map(Case::file).collect();
+    let mut out: Vec<CorpusFile> = cases().iter().map(|c| c.file("mvb")).collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }
@@ -70,7 +58,8 @@ const DATE: &str = "2025-06-01T12:00:00Z";
 const MTIME: u64 = 1_748_779_200;
 const VERIFY: &[u8] = b"#!/usr/bin/env python3\n# stand-in for darsay-verify.py\n";
 
-type Files = Vec<(String, Vec<u8>)>;
+/// (path, bytes) of each file.
+pub type Files = Vec<(String, Vec<u8>)>;
 
 fn payload() -> Files {
     vec![
@@ -86,7 +75,9 @@ fn payload() -> Files {
     ]
 }
 
-fn manifest_for(root: &str, files: &Files, hash: Option<&str>) -> String {
+/// The manifest of a bundle of these payload files under `root/` (`spec/mvb.md` §2): its
+/// inventory and `bundle_hash` computed from the files, or `hash` in its place.
+pub fn manifest_for(root: &str, files: &Files, hash: Option<&str>) -> String {
     let inv: Vec<String> = files
         .iter()
         .map(|(p, d)| format!(r#"{{"path":"{p}","size":{},"sha256":"{}"}}"#, d.len(), hex(&sha256(d))))
@@ -574,31 +565,10 @@ fn build_marker_major_2_rest_invalid() -> Vec<u8> {
 
 // ---------------------------------------------------------------- the table
 
-/// The case table: `cases()` and one `#[test]` per case.
-macro_rules! mvb_cases {
-    ($($name:ident : $bytes:expr => $expect:expr;)*) => {
-        /// Every mvb corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$(Case { name: stringify!($name), bytes: $bytes, expect: $expect }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let bytes: Vec<u8> = $bytes;
-                    assert_outcome(&bytes, $expect);
-                }
-            )*
-        }
-    };
-}
-
 /// Asserts the exact outcome of one case: the kind, and the display after `KIND: `.
-pub fn assert_outcome(bytes: &[u8], expect: Expect) {
-    match (outcome(bytes), expect) {
+#[cfg(test)]
+fn assert_case(case: &crate::Case<Expect>) {
+    match (outcome(&case.bytes), case.expect) {
         (Ok(()), Valid) => {}
         (Err(e), Reject(kind, text)) => {
             let shown = e.to_string();
@@ -610,7 +580,10 @@ pub fn assert_outcome(bytes: &[u8], expect: Expect) {
     }
 }
 
-mvb_cases! {
+cases! {
+    expect: Expect;
+    ext: "mvb.tar";
+    check: assert_case;
     // Valid bundles: every accepted form.
     model_bundle: valid() => Valid;
     dataset_bundle: valid_dataset() => Valid;

@@ -2,7 +2,7 @@
 //! and carrying its exact outcome (`valid`, or the kind, the header field or manifest path,
 //! and the file offset) that the tests below assert through `modelgate_core::onemodel::read`.
 
-use crate::CorpusFile;
+use crate::{Case, CorpusFile, Expected};
 use modelgate_core::onemodel::writer::assemble;
 use modelgate_core::onemodel::*;
 
@@ -22,24 +22,12 @@ fn reject(kind: ErrorKind, location: &str, offset: u64) -> Expect {
     Expect::Reject(kind, location.to_string(), offset)
 }
 
-/// One corpus case.
-pub struct Case {
-    /// Rule name, snake case; the file name uses it with dashes.
-    pub name: &'static str,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The exact outcome.
-    pub expect: Expect,
-}
-
-impl Case {
-    /// `onemodel/<Expected>-<case>.onemodel`.
-    pub fn file(&self) -> CorpusFile {
-        let kind = match &self.expect {
+impl Expected for Expect {
+    fn expected(&self) -> &'static str {
+        match self {
             Valid => "valid",
             Expect::Reject(k, _, _) => k.name(),
-        };
-        CorpusFile::case("onemodel", kind, self.name, "onemodel", &self.bytes)
+        }
     }
 }
 
@@ -84,7 +72,8 @@ fn with_u64(offset: usize, v: u64) -> Vec<u8> {
     patched(file(EMPTY, &[0; 64]), offset, &v.to_le_bytes())
 }
 
-fn gm(graph: &str) -> String {
+/// A manifest of IR version 9 and operator set 17 around this graph (`spec/onemodel.md` §2).
+pub fn gm(graph: &str) -> String {
     format!("{{\"ir_version\":9,\"opsets\":[{{\"version\":17}}],\"graph\":{graph}}}")
 }
 
@@ -118,7 +107,8 @@ fn nested_graphs(levels: usize) -> String {
     gm(&g)
 }
 
-fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> String {
+/// A node of operator `op` with these inputs and outputs, nothing else (§2.2).
+pub fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> String {
     let q = |v: &[&str]| v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(",");
     format!(
         "{{\"op\":\"{op}\",\"inputs\":[{}],\"outputs\":[{}]}}",
@@ -127,7 +117,8 @@ fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> String {
     )
 }
 
-fn net(inputs: &[&str], nodes: &[String], outputs: &[&str]) -> String {
+/// A manifest whose graph has these named inputs, nodes and named outputs (§2.2, §3.1).
+pub fn net(inputs: &[&str], nodes: &[String], outputs: &[&str]) -> String {
     let names = |v: &[&str]| {
         v.iter()
             .map(|s| format!("{{\"name\":\"{s}\"}}"))
@@ -321,27 +312,6 @@ fn everything() -> Vec<u8> {
     write(&model).unwrap_or_default()
 }
 
-macro_rules! cases {
-    ($($name:ident : $bytes:expr => $expect:expr;)*) => {
-        /// Every OneModel corpus case.
-        pub fn cases() -> Vec<Case> {
-            vec![$(Case { name: stringify!($name), bytes: Vec::from($bytes), expect: $expect }),*]
-        }
-
-        #[cfg(test)]
-        mod named {
-            use super::*;
-            $(
-                #[test]
-                fn $name() {
-                    let bytes: Vec<u8> = Vec::from($bytes);
-                    assert_eq!(outcome(&bytes), $expect);
-                }
-            )*
-        }
-    };
-}
-
 // Manifests shared by a case's bytes and its expectation.
 fn m_dup_opset() -> String {
     "{\"ir_version\":9,\"opsets\":[{\"version\":1},{\"domain\":\"ai.onnx\",\"version\":2}],\"graph\":{}}".into()
@@ -523,6 +493,9 @@ fn m_elem_type_string() -> String {
 }
 
 cases! {
+    expect: Expect;
+    ext: "onemodel";
+    check: |case| assert_eq!(outcome(&case.bytes), case.expect);
     // Valid files (§1–§4).
     minimal: file(EMPTY, &[]) => Valid;
     every_table_and_attribute_type: everything() => Valid;
@@ -725,28 +698,25 @@ cases! {
 
 /// Every OneModel corpus file.
 pub fn files() -> Vec<CorpusFile> {
-    let mut files: Vec<CorpusFile> = cases().iter().map(Case::file).collect();
-    files.extend(onnx_cases().iter().map(|c| {
-        let f = c.file();
-        CorpusFile {
-            path: f.path.replace(".onemodel", ".onnx"),
-            bytes: f.bytes,
-        }
-    }));
+    let mut files: Vec<CorpusFile> = cases().iter().map(|c| c.file("onemodel")).collect();
+    files.extend(onnx_cases().iter().map(|c| c.file("onemodel")));
     files
 }
 
 // ------------------------------------------------------------------------ ONNX (§6)
 
-mod pb {
+/// Protobuf fields for hand-built ONNX files (`spec/onemodel.md` §6).
+pub mod pb {
     use modelgate_core::onnx::wire::{put_key, put_len, put_varint};
 
+    /// A length-delimited field `number` holding `bytes`.
     pub fn len(number: u32, bytes: &[u8]) -> Vec<u8> {
         let mut v = Vec::new();
         put_len(&mut v, number, bytes);
         v
     }
 
+    /// A varint field `number` holding `value`.
     pub fn int(number: u32, value: u64) -> Vec<u8> {
         let mut v = Vec::new();
         put_key(&mut v, number, 0);
@@ -782,9 +752,14 @@ fn nested_onnx_types(levels: usize) -> Vec<u8> {
 }
 
 /// Hostile and valid `.onnx` files for the protobuf reader (§6), with exact outcomes.
-pub fn onnx_cases() -> Vec<Case> {
+pub fn onnx_cases() -> Vec<Case<Expect>> {
     use pb::{int, len, model, with_tensor};
-    let case = |name, bytes: Vec<u8>, expect| Case { name, bytes, expect };
+    let case = |name, bytes: Vec<u8>, expect| Case {
+        name,
+        ext: "onnx",
+        bytes,
+        expect,
+    };
     let node = |inputs: &[&str]| {
         let mut n = Vec::new();
         for i in inputs {
