@@ -1235,10 +1235,6 @@ mod tests {
     use crate::inflate::{InflateReason, OutputBound};
     use crate::test_docs::Rng;
 
-    /// spec/inflate.md §2.2–§2.8: on generated streams, valid and damaged, under every
-    /// kind of bound and cut into pieces at random, the engine hands out the same bytes
-    /// and ends with the same result (reason and offset) as the miniz_oxide engine it
-    /// replaced.
     /// spec/inflate.md §2.8: a byte past the bound that ends a stored block is reported
     /// at that byte, not after the next block header (found by the `inflate` fuzz target).
     #[test]
@@ -1358,6 +1354,10 @@ mod tests {
         }
     }
 
+    /// spec/inflate.md §2.2–§2.8: on generated streams, valid and damaged, under every
+    /// kind of bound and cut into pieces at random, the engine hands out the same bytes
+    /// and ends with the same result (reason and offset) as the miniz_oxide engine it
+    /// replaced.
     #[test]
     fn engine_matches_the_miniz_engine_on_generated_streams() {
         let mut rng = Rng(0x1951);

@@ -21,6 +21,10 @@ pub mod raw;
 #[doc(hidden)]
 pub mod reference;
 mod run;
+#[cfg(test)]
+mod writer_for_tests;
+#[cfg(test)]
+mod written_stream_tests;
 
 pub use deflate::{DeflateError, Deflater, deflate};
 pub use error::{InflateError, InflateReason};
