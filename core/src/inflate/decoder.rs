@@ -738,6 +738,8 @@ impl Decoder {
                 // A length needs up to 48 bits: refill under `e` (its bits stay put).
                 refill(src, &mut ip, &mut bb, &mut bc);
             }
+            // The match's bits, kept for `same_bits` below.
+            let (match_bits, match_count) = (bb, bc);
             let kind = e & KIND_MASK;
             bb = bb.wrapping_shr(e);
             bc -= e & LEN_MASK;
@@ -767,14 +769,16 @@ impl Decoder {
                 break Some(Stop::Corrupt);
             }
             // spec/inflate.md §2.7.1: a run of one period goes to `run_matches`, when the
-            // next symbol is the same match (a guess from the bits at hand, which may be too
-            // few: either way the output is the same, only the speed differs). Checked only
-            // after a length of 258, so that the loop's other paths do not pay for it.
-            if len == MAX_MATCH && is_longest(lookup(tables, 0, bb, LITLEN_ROOT)) {
+            // next symbol is the same match: the same bits again, as far as the buffer holds
+            // them (a guess: either way the output is the same, only the speed differs).
+            // Checked only after a length of 258 coded as 285, so that the loop's other paths
+            // do not pay for it.
+            if is_longest(e) && dist <= MAX_PERIOD {
+                let width = match_count - bc;
                 // Enough bits for the whole next match (at most 15 + 15 + 13) when the
                 // input has them.
                 refill(src, &mut ip, &mut bb, &mut bc);
-                if next_is_same_match(tables, bb, dist) {
+                if same_bits(match_bits, bb, width) {
                     to_run = dist;
                     break None;
                 }
@@ -893,7 +897,13 @@ fn starved(used: usize, written: usize, more: bool, position: u64) -> Outcome {
 /// The low `n` bits of `bits` (`n` < 64) as an index or a count.
 #[inline(always)]
 fn low_bits(bits: u64, n: u32) -> usize {
-    usize::try_from(bits & ((1u64 << n) - 1)).unwrap_or(0)
+    usize::try_from(bits & low_mask(n)).unwrap_or(0)
+}
+
+/// The mask of the low `n` bits (`n` < 64).
+#[inline(always)]
+fn low_mask(n: u32) -> u64 {
+    (1u64 << n) - 1
 }
 
 /// The value field of a table entry (a literal, a base, a subtable start).
@@ -925,21 +935,14 @@ fn put(out: &mut [u8], pos: usize, e: u32) -> usize {
     1 + ((e >> 9) & 1) as usize
 }
 
-/// A guess, from the bits `bb` holds after a match of 258 bytes at distance `dist` whose
-/// next length code is 258 again, that the next symbol is that match again, a run of one
-/// period (§2.7.1): `dist` is at most [`MAX_PERIOD`] and the distance code and extra bits
-/// after that length code, as far as `bb` holds them, give `dist`. Bits past those held are
-/// zeros or stale, so the guess can be wrong either way; only the speed depends on it.
+/// True when the low `width` bits of `next` (the bits after a match) are those of `done`
+/// (the bits the match was read from, `width` of them): the next symbol is the same match
+/// again, a run of one period (§2.7.1), when the buffer holds that many bits. Bits past those
+/// held are zeros or stale, so the guess can be wrong either way; only the speed depends
+/// on it. A match takes at most 48 bits.
 #[inline(always)]
-fn next_is_same_match(tables: &[u32; TABLES], bb: u64, dist: usize) -> bool {
-    if dist > MAX_PERIOD {
-        return false;
-    }
-    let e = lookup(tables, 0, bb, LITLEN_ROOT);
-    let rest = bb.wrapping_shr(e);
-    let d = lookup(tables, DIST_AT, rest, DIST_ROOT);
-    let dx = (d >> EXTRA_SHIFT) & 0x1F;
-    d & KIND_MASK == BASE && value(d) + low_bits(rest.wrapping_shr(d), dx) == dist
+fn same_bits(done: u64, next: u64, width: u32) -> bool {
+    (done ^ next) & low_mask(width) == 0
 }
 
 /// True when entry `e` is the length 258, which takes no extra bits (symbol 285).
