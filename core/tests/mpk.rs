@@ -106,6 +106,32 @@ fn valid_package_accepted() {
     );
 }
 
+/// JSON whitespace (`spec/json.md` §2) between every token of the contract and the pipeline
+/// changes nothing: the same stages, in the same order.
+#[test]
+fn whitespace_between_tokens_accepted() {
+    let spaced = |text: &str| {
+        let mut out = String::new();
+        for c in text.chars() {
+            out.push(c);
+            if matches!(c, '{' | '[' | ',' | ':') {
+                out.push_str("\n\t ");
+            }
+        }
+        out
+    };
+    let contract = spaced(CONTRACT);
+    let pipeline_text = spaced(&pipeline(&default_stages()));
+    let p = check(&with(|f| {
+        f[0].1 = contract.into_bytes();
+        f[1].1 = pipeline_text.into_bytes();
+    }))
+    .unwrap();
+    assert_eq!(p.contract.stages.len(), 2);
+    let names: Vec<&str> = p.pipelines[0].stages.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["pre", "mla_0", "post"]);
+}
+
 #[test]
 fn stable_ordering_by_sequence_id() {
     let stages = vec![
