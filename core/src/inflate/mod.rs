@@ -21,8 +21,9 @@ pub mod raw;
 #[doc(hidden)]
 pub mod reference;
 mod run;
-#[cfg(test)]
-mod writer_for_tests;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod token_writer;
 #[cfg(test)]
 mod written_stream_tests;
 

@@ -1,51 +1,17 @@
-//! The engine on streams written token by token (`writer_for_tests.rs`), held to the
-//! oracle (`spec/inflate.md` §10) and to the output the tokens spell: codes of up to 15
+//! The engine on streams written token by token (`token_writer.rs`), held to the oracle
+//! (`spec/inflate.md` §10) and to the output the tokens spell (`token_writer::check`): codes of up to 15
 //! bits, the length 258 written as symbol 284 with the extra bits 31, output bounds and
 //! one-byte input pieces where the window slides, and (ignored by default) a run past
 //! 4 GiB of output.
 
-use crate::inflate::reference::{agrees, run_engine, run_reference};
-use crate::inflate::writer_for_tests::{
-    Block, Codes, DIST_SYMBOLS, LITLEN_SYMBOLS, StreamWriter, Token, Written, expand, random_code, write,
+use crate::inflate::reference::run_engine;
+use crate::inflate::token_writer::{
+    Block, Codes, StreamWriter, Token, Written, bound, check, cuts, dynamic_codes, expand, write,
 };
 use crate::inflate::{InflateReason, Inflater, OutputBound};
 use crate::test_docs::{Choose, Rng};
 use alloc::format;
-use alloc::vec;
 use alloc::vec::Vec;
-
-/// Decodes `stream` under `bound`, cut into pieces at `cuts`, with the engine and with the
-/// oracle, and requires that they agree (`reference::agrees`, §10). For a stream written
-/// from tokens, `output` is what they spell: what the engine hands out must begin it, and
-/// be all of it, with its CRC-32, when the bound admits that length (§2.5, §2.6).
-fn check(case: &str, stream: &[u8], output: Option<&[u8]>, bound: OutputBound, cuts: &[usize]) {
-    let ours = run_engine(stream, bound, cuts);
-    let theirs = run_reference(stream, bound, cuts);
-    assert!(
-        agrees(&ours, &theirs),
-        "{case}: bound {bound:?}, {} cuts, stream of {}: engine {:?} {:?} after {} bytes out, oracle {:?} {:?} after {}",
-        cuts.len(),
-        stream.len(),
-        ours.consumed,
-        ours.result,
-        ours.output.len(),
-        theirs.consumed,
-        theirs.result,
-        theirs.output.len(),
-    );
-    let Some(output) = output else {
-        return;
-    };
-    assert!(
-        output.starts_with(&ours.output),
-        "{case}: bound {bound:?}: output differs"
-    );
-    let len = output.len() as u64;
-    if matches!(bound, OutputBound::Exact(n) if n == len) || matches!(bound, OutputBound::AtMost(n) if n >= len) {
-        assert_eq!(ours.output.len(), output.len(), "{case}: bound {bound:?}");
-        assert_eq!(ours.result, Ok(crc32fast::hash(output)), "{case}: bound {bound:?}");
-    }
-}
 
 /// Writes `blocks` ([`verified`]).
 fn written(blocks: &[Block]) -> Written {
@@ -61,45 +27,6 @@ fn verified(w: Written) -> Written {
         "the writer's stream is not its output"
     );
     w
-}
-
-/// One bound of each kind (§2.5): exact and at most, at, above and inside the output.
-fn bound<C: Choose>(c: &mut C, len: usize) -> OutputBound {
-    let len = len as u64;
-    let inside = c.below(len as usize + 1) as u64;
-    let more = 1 + c.below(2) as u64;
-    match c.below(6) {
-        0 | 1 => OutputBound::Exact(len),
-        2 => OutputBound::AtMost(len + more - 1),
-        3 => OutputBound::Exact(inside),
-        4 => OutputBound::AtMost(inside),
-        _ => OutputBound::Exact(len + more),
-    }
-}
-
-/// Where to cut a stream of `len` bytes (§2.7, §2.8): nowhere, before every byte (short
-/// streams), every few bytes, or at a few places.
-fn cuts<C: Choose>(c: &mut C, len: usize) -> Vec<usize> {
-    let mut cuts = Vec::new();
-    match c.below(4) {
-        0 => {}
-        1 if len < 20_000 => cuts.extend(1..len),
-        1 | 2 => {
-            let mut at = 0;
-            loop {
-                at += 1 + c.below(40);
-                if at >= len {
-                    break;
-                }
-                cuts.push(at);
-            }
-        }
-        _ => {
-            cuts.extend((0..c.below(8)).map(|_| c.below(len.max(1))));
-            cuts.sort_unstable();
-        }
-    }
-    cuts
 }
 
 /// A period to repeat: one byte, the distances the decoder copies in words of a period (2 to
@@ -204,49 +131,6 @@ fn tokens<C: Choose>(c: &mut C, target: usize) -> Vec<Token> {
         }
     }
     t.list
-}
-
-/// Random complete codes of up to 15 bits for the symbols of `tokens` and the end of block
-/// (§2.2), `deepest` ones or, half the time, with unused symbols too, so that even a block
-/// of few symbols has codes of 15 bits. The lengths 258 (symbols 285 and 284), and the
-/// distances of 258-byte matches or the farthest ones, take the longest codes more often
-/// than not; HLIT and HDIST are the least that hold the codes or the most there can be.
-fn dynamic_codes<C: Choose>(c: &mut C, tokens: &[Token], deepest: bool) -> Codes {
-    let mut litlen = [false; LITLEN_SYMBOLS];
-    let mut dist = [false; DIST_SYMBOLS];
-    litlen[256] = true;
-    // The longest codes go to the farthest distances (which take 13 extra bits) or to the
-    // distances of 258-byte matches.
-    let far = c.one_in(3);
-    let mut deep_dist = if far { vec![28, 29] } else { Vec::new() };
-    for &t in tokens {
-        let (l, d) = t.symbols();
-        litlen[l] = true;
-        if let Some(d) = d {
-            dist[d] = true;
-            if !far && t.output_len() == 258 {
-                deep_dist.push(d);
-            }
-        }
-    }
-    if deepest || c.one_in(2) {
-        for _ in 0..c.below(40) {
-            litlen[c.below(LITLEN_SYMBOLS)] = true;
-        }
-        while dist.iter().filter(|&&d| d).count() < 16 {
-            dist[c.below(DIST_SYMBOLS)] = true;
-        }
-    }
-    let used = |marks: &[bool]| -> Vec<usize> { (0..marks.len()).filter(|&s| marks[s]).collect() };
-    let mut litlen = random_code(c, LITLEN_SYMBOLS, &used(&litlen), &[284, 285], deepest);
-    let mut dist = random_code(c, DIST_SYMBOLS, &used(&dist), &deep_dist, deepest);
-    if c.one_in(2) {
-        let hlit = litlen.iter().rposition(|&l| l > 0).unwrap_or(0).max(256) + 1;
-        let hdist = dist.iter().rposition(|&l| l > 0).unwrap_or(0) + 1;
-        litlen.truncate(hlit);
-        dist.truncate(hdist);
-    }
-    Codes::Dynamic { litlen, dist }
 }
 
 /// `tokens` in one to four blocks, each stored (one in eight), fixed (one in four) or dynamic

@@ -1,24 +1,29 @@
-//! Deflate streams written token by token, for tests only (RFC 1951): a bit writer,
-//! canonical codes, random complete codes of up to 15 bits, and stored, fixed and dynamic
-//! blocks of literals and matches. Any match can be written, including the length 258 as
-//! symbol 284 with the extra bits 31 (`spec/inflate.md` §2.2).
+//! Deflate streams written token by token (RFC 1951), for tests and fuzzing only (built
+//! under `cfg(test)` and cargo-fuzz's `--cfg fuzzing`, never in a normal build): a bit
+//! writer, canonical codes, random complete codes of up to 15 bits, and stored, fixed and
+//! dynamic blocks of literals and matches. Any match can be written, including the length
+//! 258 as symbol 284 with the extra bits 31 (`spec/inflate.md` §2.2). [`check`] holds the
+//! engine to the oracle and to the output the tokens spell (§2.5, §10); the unit tests of
+//! `written_stream_tests.rs` and the fuzz target `inflate_tokens` use it.
 //!
 //! The length and distance symbols are worked out here from the rule of RFC 1951 §3.2.5,
 //! not taken from the decoder's tables (`huffman.rs`), so that a wrong entry there cannot
 //! pass for right. The streams are checked against miniz_oxide by the tests that use them.
 
+use crate::inflate::reference::{agrees, run_engine, run_reference};
+use crate::inflate::{InflateError, InflateReason, OutputBound};
 use crate::test_docs::Choose;
 use alloc::vec;
 use alloc::vec::Vec;
 
 /// Largest bit length of a literal/length or distance code (RFC 1951 §3.2.7).
-pub(crate) const MAX_BITS: u8 = 15;
+pub const MAX_BITS: u8 = 15;
 
 /// Literal/length symbols a dynamic block can give codes (RFC 1951 §3.2.5).
-pub(crate) const LITLEN_SYMBOLS: usize = 286;
+pub const LITLEN_SYMBOLS: usize = 286;
 
 /// Distance symbols a dynamic block can give codes.
-pub(crate) const DIST_SYMBOLS: usize = 30;
+pub const DIST_SYMBOLS: usize = 30;
 
 /// End-of-block symbol.
 const END: usize = 256;
@@ -29,7 +34,7 @@ const CODE_LENGTH_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4,
 /// One symbol's code: its bits in the order they are written (a Huffman code goes most
 /// significant bit first, RFC 1951 §3.1.1, so they are reversed here) and their number.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Code {
+pub struct Code {
     bits: u16,
     len: u8,
 }
@@ -37,7 +42,7 @@ pub(crate) struct Code {
 /// The canonical code (RFC 1951 §3.2.2) of these code lengths (0: no code): symbols in
 /// order of length, then of value, take consecutive codes, one bit longer (a left shift)
 /// where the length grows.
-pub(crate) fn canonical(lengths: &[u8]) -> Vec<Code> {
+pub fn canonical(lengths: &[u8]) -> Vec<Code> {
     let mut order: Vec<usize> = (0..lengths.len()).filter(|&s| lengths[s] > 0).collect();
     order.sort_by_key(|&s| (lengths[s], s));
     let mut codes = vec![Code::default(); lengths.len()];
@@ -55,7 +60,7 @@ pub(crate) fn canonical(lengths: &[u8]) -> Vec<Code> {
 /// Length symbol, extra-bit count and extra bits of a match length from 3 to 258 (RFC 1951
 /// §3.2.5): 3 to 10 are symbols 257 to 264; after them each run of four symbols takes one
 /// extra bit more than the run before; 258 is symbol 285.
-pub(crate) fn length_symbol(len: u16) -> (usize, u32, u32) {
+pub fn length_symbol(len: u16) -> (usize, u32, u32) {
     assert!((3..=258).contains(&len), "match length {len}");
     if len == 258 {
         return (285, 0, 0);
@@ -71,7 +76,7 @@ pub(crate) fn length_symbol(len: u16) -> (usize, u32, u32) {
 /// Distance symbol, extra-bit count and extra bits of a distance from 1 to 32768 (RFC 1951
 /// §3.2.5): 1 to 4 are symbols 0 to 3; after them each pair of symbols takes one extra bit
 /// more than the pair before.
-pub(crate) fn distance_symbol(dist: u16) -> (usize, u32, u32) {
+pub fn distance_symbol(dist: u16) -> (usize, u32, u32) {
     assert!(dist >= 1, "distance 0");
     let d = u32::from(dist) - 1;
     if d < 4 {
@@ -83,7 +88,7 @@ pub(crate) fn distance_symbol(dist: u16) -> (usize, u32, u32) {
 
 /// One item of a block's data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Token {
+pub enum Token {
     /// One byte.
     Literal(u8),
     /// `len` bytes (3 to 258) copied from `dist` bytes back (1 to 32768), the length
@@ -96,7 +101,7 @@ pub(crate) enum Token {
 
 impl Token {
     /// Bytes of output.
-    pub(crate) fn output_len(self) -> usize {
+    pub fn output_len(self) -> usize {
         match self {
             Token::Literal(_) => 1,
             Token::Match { len, .. } => usize::from(len),
@@ -105,7 +110,7 @@ impl Token {
     }
 
     /// The literal/length symbol and, for a match, the distance symbol.
-    pub(crate) fn symbols(self) -> (usize, Option<usize>) {
+    pub fn symbols(self) -> (usize, Option<usize>) {
         match self {
             Token::Literal(b) => (usize::from(b), None),
             Token::Match { len, dist } => (length_symbol(len).0, Some(distance_symbol(dist).0)),
@@ -115,14 +120,18 @@ impl Token {
 }
 
 /// The output of `tokens` after the output `out` already holds.
-pub(crate) fn expand(out: &mut Vec<u8>, tokens: &[Token]) {
+pub fn expand(out: &mut Vec<u8>, tokens: &[Token]) {
     for &t in tokens {
         match t {
             Token::Literal(b) => out.push(b),
             Token::Match { dist, .. } | Token::Match284 { dist } => {
                 let from = out.len() - usize::from(dist);
-                for i in from..from + t.output_len() {
-                    out.push(out[i]);
+                let end = out.len() + t.output_len();
+                while out.len() < end {
+                    // From `from` on, the output repeats the period a whole number of times:
+                    // all of it can be copied at once, so the copies double.
+                    let n = (end - out.len()).min(out.len() - from);
+                    out.extend_from_within(from..from + n);
                 }
             }
         }
@@ -131,7 +140,7 @@ pub(crate) fn expand(out: &mut Vec<u8>, tokens: &[Token]) {
 
 /// How a block codes its data.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Codes {
+pub enum Codes {
     /// A stored block (several, when the data is over 65535 bytes).
     Stored,
     /// The fixed codes (RFC 1951 §3.2.6).
@@ -143,13 +152,15 @@ pub(crate) enum Codes {
 
 /// One block: its codes and its data.
 #[derive(Clone, Debug)]
-pub(crate) struct Block {
+pub struct Block {
+    /// How the block codes its data.
     pub codes: Codes,
+    /// Its data (for a stored block, what they spell is stored).
     pub tokens: Vec<Token>,
 }
 
 /// A stream written from blocks.
-pub(crate) struct Written {
+pub struct Written {
     /// The deflate stream.
     pub stream: Vec<u8>,
     /// What it decodes to.
@@ -159,7 +170,7 @@ pub(crate) struct Written {
 }
 
 /// The stream of `blocks`, the last one final.
-pub(crate) fn write(blocks: &[Block]) -> Written {
+pub fn write(blocks: &[Block]) -> Written {
     let mut w = StreamWriter::default();
     let mut output = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
@@ -187,7 +198,7 @@ pub(crate) fn write(blocks: &[Block]) -> Written {
 /// Writes a stream a block header and a token at a time (for streams too long to hold
 /// their tokens or output).
 #[derive(Default)]
-pub(crate) struct StreamWriter {
+pub struct StreamWriter {
     bytes: Vec<u8>,
     /// Bits written but not yet in `bytes` (fewer than 8), from bit 0.
     acc: u64,
@@ -217,13 +228,13 @@ impl StreamWriter {
 
     /// Bits written so far: a stream that ends after them takes `bit_len().div_ceil(8)`
     /// bytes.
-    pub(crate) fn bit_len(&self) -> u64 {
+    pub fn bit_len(&self) -> u64 {
         self.bytes.len() as u64 * 8 + u64::from(self.held)
     }
 
     /// Stored blocks of `data` (RFC 1951 §3.2.4), 65535 bytes each at most; the last one
     /// final when `last` is set. No data is one empty block.
-    pub(crate) fn stored(&mut self, last: bool, data: &[u8]) {
+    pub fn stored(&mut self, last: bool, data: &[u8]) {
         let pieces: Vec<&[u8]> = if data.is_empty() {
             vec![data]
         } else {
@@ -242,7 +253,7 @@ impl StreamWriter {
     }
 
     /// Starts a fixed or dynamic block (RFC 1951 §3.2.3, §3.2.6, §3.2.7).
-    pub(crate) fn begin(&mut self, last: bool, codes: &Codes) {
+    pub fn begin(&mut self, last: bool, codes: &Codes) {
         self.bits(u32::from(last), 1);
         match codes {
             Codes::Stored => panic!("stored blocks are written whole"),
@@ -297,7 +308,7 @@ impl StreamWriter {
     }
 
     /// A literal or a match of the current block.
-    pub(crate) fn token(&mut self, t: Token) {
+    pub fn token(&mut self, t: Token) {
         let ((lsym, lextra, lvalue), dist) = match t {
             Token::Literal(b) => {
                 self.code(self.litlen[usize::from(b)]);
@@ -317,12 +328,12 @@ impl StreamWriter {
     }
 
     /// The end-of-block symbol.
-    pub(crate) fn end_block(&mut self) {
+    pub fn end_block(&mut self) {
         self.code(self.litlen[END]);
     }
 
     /// The stream, its last byte padded with zero bits.
-    pub(crate) fn finish(mut self) -> Vec<u8> {
+    pub fn finish(mut self) -> Vec<u8> {
         self.bits(0, (8 - self.held) % 8);
         self.bytes
     }
@@ -385,7 +396,7 @@ fn balanced(used: &[bool; 19]) -> [u8; 19] {
 /// `deepest`, always the deepest that can be split (so the code takes 15 bits once there are
 /// 16 symbols), otherwise any leaf, or the deepest and any in turn. The symbols of `deep` take
 /// the longest codes, except one time in four.
-pub(crate) fn random_code<C: Choose>(c: &mut C, size: usize, used: &[usize], deep: &[usize], deepest: bool) -> Vec<u8> {
+pub fn random_code<C: Choose>(c: &mut C, size: usize, used: &[usize], deep: &[usize], deepest: bool) -> Vec<u8> {
     let mut leaves = vec![0u8];
     let mixed = c.one_in(2);
     while leaves.len() < used.len().max(2) {
@@ -415,6 +426,157 @@ pub(crate) fn random_code<C: Choose>(c: &mut C, size: usize, used: &[usize], dee
         lengths[s] = len;
     }
     lengths
+}
+
+/// The end `spec/inflate.md` §2.5 gives a valid stream of `len` bytes of output under
+/// `bound`: none (`Ok`) when the bound admits them; `TooLong` under an exact size below
+/// them, `LimitExceeded` under an at-most bound below them, `TooShort` under an exact size
+/// above them.
+pub fn bound_outcome(bound: OutputBound, len: u64) -> Result<(), InflateReason> {
+    match bound {
+        OutputBound::Exact(n) if n < len => Err(InflateReason::TooLong),
+        OutputBound::Exact(n) if n > len => Err(InflateReason::TooShort),
+        OutputBound::AtMost(n) if n < len => Err(InflateReason::LimitExceeded),
+        OutputBound::Exact(_) | OutputBound::AtMost(_) => Ok(()),
+    }
+}
+
+/// Decodes `stream` under `bound`, cut into pieces at `cuts`, with the engine and with the
+/// oracle, and requires that they agree (`reference::agrees`: the same bytes handed out, the
+/// same input consumed, the same result, reason and offset; §10). For a stream written from
+/// tokens, `output` is what they spell: what the engine hands out must begin it, and the
+/// engine must end as §2.5 says ([`bound_outcome`]): when the bound admits the output, with
+/// all of it and its CRC-32, the stream ending at its last byte (§2.3, §2.6); under an exact
+/// size above it, with all of it and `TooShort` at the stream's end (§2.8); under a bound
+/// below it, with `TooLong` or `LimitExceeded`, having handed out no more than the bound.
+pub fn check(case: &str, stream: &[u8], output: Option<&[u8]>, bound: OutputBound, cuts: &[usize]) {
+    let ours = run_engine(stream, bound, cuts);
+    let theirs = run_reference(stream, bound, cuts);
+    assert!(
+        agrees(&ours, &theirs),
+        "{case}: bound {bound:?}, {} cuts, stream of {}: engine {:?} {:?} after {} bytes out, oracle {:?} {:?} after {}",
+        cuts.len(),
+        stream.len(),
+        ours.consumed,
+        ours.result,
+        ours.output.len(),
+        theirs.consumed,
+        theirs.result,
+        theirs.output.len(),
+    );
+    let Some(output) = output else {
+        return;
+    };
+    assert!(
+        output.starts_with(&ours.output),
+        "{case}: bound {bound:?}: output differs"
+    );
+    let (handed, len) = (ours.output.len(), output.len() as u64);
+    match bound_outcome(bound, len) {
+        Ok(()) => {
+            assert_eq!(handed, output.len(), "{case}: bound {bound:?}");
+            assert_eq!(ours.result, Ok(crc32fast::hash(output)), "{case}: bound {bound:?}");
+            assert_eq!(ours.consumed, Some(stream.len()), "{case}: bound {bound:?}");
+        }
+        Err(InflateReason::TooShort) => {
+            assert_eq!(handed, output.len(), "{case}: bound {bound:?}");
+            let end = InflateError::new(InflateReason::TooShort, stream.len() as u64);
+            assert_eq!(ours.result, Err(end), "{case}: bound {bound:?}");
+        }
+        Err(reason) => {
+            assert!(
+                handed as u64 <= bound.limit(),
+                "{case}: bound {bound:?}: {handed} bytes out"
+            );
+            assert_eq!(
+                ours.result.map_err(|e| e.reason),
+                Err(reason),
+                "{case}: bound {bound:?}: {len} bytes of output"
+            );
+        }
+    }
+}
+
+/// One bound of each kind (§2.5): exact and at most, at, above and inside the output.
+pub fn bound<C: Choose>(c: &mut C, len: usize) -> OutputBound {
+    let len = len as u64;
+    let inside = c.below(len as usize + 1) as u64;
+    let more = 1 + c.below(2) as u64;
+    match c.below(6) {
+        0 | 1 => OutputBound::Exact(len),
+        2 => OutputBound::AtMost(len + more - 1),
+        3 => OutputBound::Exact(inside),
+        4 => OutputBound::AtMost(inside),
+        _ => OutputBound::Exact(len + more),
+    }
+}
+
+/// Where to cut a stream of `len` bytes (§2.7, §2.8): nowhere, before every byte (short
+/// streams), every few bytes, or at a few places.
+pub fn cuts<C: Choose>(c: &mut C, len: usize) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    match c.below(4) {
+        0 => {}
+        1 if len < 20_000 => cuts.extend(1..len),
+        1 | 2 => {
+            let mut at = 0;
+            loop {
+                at += 1 + c.below(40);
+                if at >= len {
+                    break;
+                }
+                cuts.push(at);
+            }
+        }
+        _ => {
+            cuts.extend((0..c.below(8)).map(|_| c.below(len.max(1))));
+            cuts.sort_unstable();
+        }
+    }
+    cuts
+}
+
+/// Random complete codes of up to 15 bits for the symbols of `tokens` and the end of block
+/// (§2.2), `deepest` ones or, half the time, with unused symbols too, so that even a block
+/// of few symbols has codes of 15 bits. The lengths 258 (symbols 285 and 284), and the
+/// distances of 258-byte matches or the farthest ones, take the longest codes more often
+/// than not; HLIT and HDIST are the least that hold the codes or the most there can be.
+pub fn dynamic_codes<C: Choose>(c: &mut C, tokens: &[Token], deepest: bool) -> Codes {
+    let mut litlen = [false; LITLEN_SYMBOLS];
+    let mut dist = [false; DIST_SYMBOLS];
+    litlen[256] = true;
+    // The longest codes go to the farthest distances (which take 13 extra bits) or to the
+    // distances of 258-byte matches.
+    let far = c.one_in(3);
+    let mut deep_dist = if far { vec![28, 29] } else { Vec::new() };
+    for &t in tokens {
+        let (l, d) = t.symbols();
+        litlen[l] = true;
+        if let Some(d) = d {
+            dist[d] = true;
+            if !far && t.output_len() == 258 {
+                deep_dist.push(d);
+            }
+        }
+    }
+    if deepest || c.one_in(2) {
+        for _ in 0..c.below(40) {
+            litlen[c.below(LITLEN_SYMBOLS)] = true;
+        }
+        while dist.iter().filter(|&&d| d).count() < 16 {
+            dist[c.below(DIST_SYMBOLS)] = true;
+        }
+    }
+    let used = |marks: &[bool]| -> Vec<usize> { (0..marks.len()).filter(|&s| marks[s]).collect() };
+    let mut litlen = random_code(c, LITLEN_SYMBOLS, &used(&litlen), &[284, 285], deepest);
+    let mut dist = random_code(c, DIST_SYMBOLS, &used(&dist), &deep_dist, deepest);
+    if c.one_in(2) {
+        let hlit = litlen.iter().rposition(|&l| l > 0).unwrap_or(0).max(256) + 1;
+        let hdist = dist.iter().rposition(|&l| l > 0).unwrap_or(0) + 1;
+        litlen.truncate(hlit);
+        dist.truncate(hdist);
+    }
+    Codes::Dynamic { litlen, dist }
 }
 
 #[cfg(test)]
