@@ -5,6 +5,11 @@
 //! halves; [`Serial`] runs them one after the other on the calling thread, and
 //! `modelgate_io::threads::Threads` runs the second on a scoped thread. Readers combine the
 //! two results in a fixed order, so what they report never depends on the join.
+//!
+//! Two hashes can also run at the same time on one thread, as two lanes of the processor's
+//! SHA instructions: a join may offer them ([`Join::sha256_pair`]).
+
+use crate::digest::lanes::{CompressPair, in_turn};
 
 /// Runs two closures and returns both results.
 pub trait Join {
@@ -18,6 +23,14 @@ pub trait Join {
     /// workers (`spec/mlbundle.md` §12.0); `false` for [`Serial`].
     fn parallel(&self) -> bool {
         false
+    }
+
+    /// Two SHA-256 chains stepped side by side on one thread, when the caller's processor
+    /// has them (`spec/mlbundle.md` §12.0): a reader then hashes two members in one pass.
+    /// `None` for [`Serial`]; std-io's `Threads` offers the x86-64 SHA extensions' when the
+    /// processor has them.
+    fn sha256_pair(&self) -> Option<CompressPair> {
+        None
     }
 
     /// Runs `a` and `b` (in any order, or at the same time) and returns `(a(), b())`. Both
@@ -39,7 +52,9 @@ impl Join for Serial {
 /// The join of a single thread that runs `b` first, then `a`: the order a second thread may
 /// take, made deterministic. Tests and fuzz targets use it to check that a reader's outcome
 /// does not depend on which half runs first; with `parallel` set it also stands in for two
-/// workers, so a reader plans as it would for threads (`spec/mlbundle.md` §12.0).
+/// workers, so a reader plans as it would for threads (`spec/mlbundle.md` §12.0). It offers
+/// two SHA-256 lanes that run in turn ([`in_turn`]), so the readers' paired paths run on any
+/// machine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Reversed {
     /// What [`Join::parallel`] answers.
@@ -49,6 +64,10 @@ pub struct Reversed {
 impl Join for Reversed {
     fn parallel(&self) -> bool {
         self.parallel
+    }
+
+    fn sha256_pair(&self) -> Option<CompressPair> {
+        Some(in_turn)
     }
 
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {

@@ -187,3 +187,44 @@ fn every_single_byte_mutation_rejected_or_harmless() {
     }
     assert!(accepted > 0);
 }
+
+/// `read_stored_pair` (`spec/mlbundle.md` §12.0) gives for each of two stored members what
+/// `read_member` gives: the bytes, where they lie, and the SHA-256; with a damaged byte in
+/// either, that member's CRC mismatch at its data's end and the other member still read.
+/// The members span several 64 KiB chunks and end in different ones.
+#[test]
+fn a_stored_pair_reads_as_each_member_alone_with_a_fault_in_either() {
+    use modelgate_core::digest::lanes::in_turn;
+    use modelgate_core::zip::read_stored_pair;
+    use modelgate_corpus_gen::deflate::pseudorandom;
+    use modelgate_corpus_gen::mlbundle::zip::{Member, Zip};
+    let (model, structure) = (pseudorandom(200_000, 1), pseudorandom(70_001, 2));
+    let zip = Zip::new(vec![
+        Member::new("model.cbm", &model).stored(),
+        Member::new("structure.json", &structure).stored(),
+    ]);
+    let (clean, layout) = zip.build();
+    for damaged in [None, Some(0), Some(1)] {
+        let mut b = clean.clone();
+        if let Some(m) = damaged {
+            b[layout.data[m] as usize + 70_000] ^= 1;
+        }
+        let a = parse(&b).unwrap();
+        let pair = read_stored_pair(&b, [&a.entries[0], &a.entries[1]], in_turn);
+        for (m, got) in pair.into_iter().enumerate() {
+            let alone = read_member(&b, &a.entries[m]).map(|(bytes, sha)| (bytes, Some(sha)));
+            assert_eq!(got, alone, "damaged {damaged:?}, member {m}");
+            match got {
+                Ok((bytes, _)) => {
+                    assert_ne!(damaged, Some(m));
+                    assert_eq!(bytes.as_ptr(), b[layout.data[m] as usize..].as_ptr());
+                }
+                Err(e) => {
+                    assert_eq!(damaged, Some(m));
+                    assert!(matches!(e.reason, R::CrcMismatch { .. }), "{e:?}");
+                    assert_eq!(e.offset, layout.data_end[m]);
+                }
+            }
+        }
+    }
+}

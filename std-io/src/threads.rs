@@ -1,7 +1,9 @@
 //! [`Threads`]: the core's [`Join`] on two threads (`spec/mlbundle.md` §12.0). The second
 //! half runs on a scoped thread while the calling thread runs the first; if the thread
-//! cannot be started, the calling thread runs both.
+//! cannot be started, the calling thread runs both. It offers the processor's two SHA-256
+//! lanes ([`crate::sha_lanes`]) when there are any.
 
+use modelgate_core::digest::lanes::CompressPair;
 use modelgate_core::join::Join;
 use std::sync::Mutex;
 use std::thread;
@@ -33,6 +35,11 @@ impl Join for Threads {
 
     fn parallel(&self) -> bool {
         true
+    }
+
+    /// The SHA extensions' two lanes, when this processor has them.
+    fn sha256_pair(&self) -> Option<CompressPair> {
+        crate::sha_lanes::compress_pair()
     }
 
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {

@@ -4,6 +4,7 @@
 //! members, tar payloads, gzip members) feeds each chunk once through [`ChunkDigest`]
 //! instead of hashing the bytes in separate passes.
 
+pub mod lanes;
 mod repeated;
 
 use alloc::boxed::Box;

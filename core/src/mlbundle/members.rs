@@ -18,15 +18,20 @@
 //! shorter (two deflated members of similar size, one of them JSON: the SHA-256 of the
 //! bytes one side inflated runs beside the other side's JSON check); any other join gets
 //! the fused plan, which touches each byte once.
+//!
+//! A join that offers two SHA-256 lanes ([`Join::sha256_pair`]) gets, in either plan, each
+//! group's two largest whole-member hashes as one task that steps both chains side by side:
+//! the pair read of two stored members, or the pair hash of two members' read bytes.
 
 use super::declaration::check_member;
 use super::error::Error;
 use super::limits::ArchiveLimits;
 use super::names::{ALL, MemberName};
+use crate::digest::lanes::{CompressPair, in_turn, sha256_pair};
 use crate::digest::sha256;
 use crate::join::Join;
 use crate::zip::header::STORED;
-use crate::zip::{Archive, Entry, read_member, read_member_with, stored_data};
+use crate::zip::{Archive, Entry, read_member, read_member_with, read_stored_pair, stored_data};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -53,6 +58,10 @@ const INFLATE: u64 = 20;
 const SHA: u64 = 4;
 /// A JSON member's validation.
 const VALIDATE: u64 = 12;
+/// SHA-256 in two lanes ([`Join::sha256_pair`]), per byte of each lane: two chains side by
+/// side take about 1.3 times less than one after the other (`cli/benches/HISTORY.md`, "Two
+/// SHA-256 lanes").
+const SHA_PAIR: u64 = 6;
 
 /// One piece of member work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,13 +73,20 @@ enum Task {
     /// Check the JSON member (§8.1): a stored member's bytes straight from the archive, a
     /// deflated member's from its read.
     Check(MemberName),
+    /// Read two stored members in one pass, their SHA-256s in two lanes, in the fused plan
+    /// of a join that offers them; the first member comes first in the serial order.
+    ReadPair(MemberName, MemberName),
+    /// The SHA-256s of two members' bytes in two lanes, in the split plan of a join that
+    /// offers them; the first member comes first in the serial order.
+    HashPair(MemberName, MemberName),
 }
 
 impl Task {
-    /// The task's place in the serial order. A hash cannot fail: it shares its read's rank.
+    /// The task's place in the serial order. A hash cannot fail: it shares its read's rank;
+    /// a pair takes its first member's.
     fn rank(self) -> usize {
         match self {
-            Task::Read(n) | Task::Hash(n) => n as usize,
+            Task::Read(n) | Task::Hash(n) | Task::ReadPair(n, _) | Task::HashPair(n, _) => n as usize,
             Task::Check(n) => ALL.len().saturating_add(n as usize),
         }
     }
@@ -116,6 +132,22 @@ impl<'a> Outcomes<'a> {
         self.checks.get_mut(name as usize).and_then(Option::take)
     }
 
+    /// Records a read of `name`; `Err` holds its rank when it failed.
+    fn record_read(&mut self, name: MemberName, read: PlannedRead<'a>) -> Result<(), usize> {
+        let failed = read.is_err();
+        if let Some(slot) = self.reads.get_mut(name as usize) {
+            *slot = Some(read);
+        }
+        if failed { Err(Task::Read(name).rank()) } else { Ok(()) }
+    }
+
+    /// Records the SHA-256 of `name`'s bytes.
+    fn record_hash(&mut self, name: MemberName, digest: [u8; 32]) {
+        if let Some(slot) = self.hashes.get_mut(name as usize) {
+            *slot = Some(digest);
+        }
+    }
+
     fn read_bytes(&self, name: MemberName) -> Option<&[u8]> {
         match self.reads.get(name as usize) {
             Some(Some(Ok((bytes, _)))) => Some(bytes),
@@ -149,6 +181,9 @@ struct Context<'d, 'c> {
     archive: &'c Archive,
     limits: &'c ArchiveLimits,
     failed: AtomicUsize,
+    /// The join's two SHA-256 lanes, or lanes in turn when it offers none (then the plan
+    /// holds no pair task).
+    pair: CompressPair,
 }
 
 /// Runs the member work of `archive` (every member but the manifest) in two groups through
@@ -156,14 +191,16 @@ struct Context<'d, 'c> {
 /// [`Join::min_work`]. Nothing is copied: a deflated member is inflated into its one output
 /// buffer, a stored member is read where it lies (§4.1).
 pub fn read_members<'d>(data: &'d [u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes<'d> {
+    let lanes = join.sha256_pair();
     let cx = Context {
         data,
         archive,
         limits,
         failed: AtomicUsize::new(usize::MAX),
+        pair: lanes.unwrap_or(in_turn),
     };
     let none = Outcomes::default();
-    match plan(archive, join.parallel()) {
+    match plan(archive, join.parallel(), lanes.is_some()) {
         Plan::Fused(groups) => run_pair(&cx, &groups, &none, join, true),
         Plan::Split(reads, rest) => {
             let first = run_pair(&cx, &reads, &none, join, false);
@@ -194,26 +231,35 @@ fn run_pair<'d>(
 }
 
 /// Chooses the plan (see [`Plan`]): the split one only for a `parallel` join and only when
-/// its estimated time is shorter.
-fn plan(archive: &Archive, parallel: bool) -> Plan {
+/// its estimated time is shorter; with two SHA-256 `lanes`, each plan's groups hash two
+/// members side by side ([`pair_up`]).
+fn plan(archive: &Archive, parallel: bool, lanes: bool) -> Plan {
     let members: Vec<(MemberName, u64, bool)> = ALL
         .into_iter()
         .skip(1)
         .filter_map(|name| archive.entry(name as usize).map(|e| (name, e)))
         .map(|(name, e)| (name, e.central.uncompressed, e.central.method == STORED))
         .collect();
-    choose(&members, parallel)
+    choose(&members, parallel, lanes)
 }
 
 /// [`plan`] over `(member, size, stored)`.
-fn choose(members: &[(MemberName, u64, bool)], parallel: bool) -> Plan {
-    let fused = assign(
+fn choose(members: &[(MemberName, u64, bool)], parallel: bool, lanes: bool) -> Plan {
+    let size = |name: MemberName| members.iter().find(|m| m.0 == name).map_or(0, |m| m.1);
+    let mut fused = assign(
         members
             .iter()
             .flat_map(|&(n, size, stored)| fused_units(n, size, stored))
             .flatten()
             .collect(),
     );
+    if lanes {
+        let stored = |name: MemberName| members.iter().any(|m| m.0 == name && m.2);
+        pair_up(&mut fused, size, Task::ReadPair, |t| match t {
+            Task::Read(n) if stored(n) => Some(n),
+            _ => None,
+        });
+    }
     if !parallel {
         return Plan::Fused(fused);
     }
@@ -230,7 +276,13 @@ fn choose(members: &[(MemberName, u64, bool)], parallel: bool) -> Plan {
         })
         .flatten()
         .collect();
-    let (reads, rest) = (assign(reads), assign(rest));
+    let (reads, mut rest) = (assign(reads), assign(rest));
+    if lanes {
+        pair_up(&mut rest, size, Task::HashPair, |t| match t {
+            Task::Hash(n) => Some(n),
+            _ => None,
+        });
+    }
     if makespan(&reads).saturating_add(makespan(&rest)) < makespan(&fused) {
         Plan::Split(reads, rest)
     } else {
@@ -258,6 +310,34 @@ fn assign(mut units: Vec<Unit>) -> [Group; 2] {
         g.tasks.sort_by_key(|t| t.rank());
     }
     groups
+}
+
+/// Joins each group's two largest tasks whose SHA-256 could run in a lane (`lane` names
+/// their member) into one task of the two (`pair`, the member first in the serial order
+/// first), and takes what the lanes save off the group's cost (§12.0).
+fn pair_up(
+    groups: &mut [Group; 2],
+    size: impl Fn(MemberName) -> u64,
+    pair: fn(MemberName, MemberName) -> Task,
+    lane: impl Fn(Task) -> Option<MemberName>,
+) {
+    for g in groups {
+        let mut found: Vec<(u64, MemberName)> = g.tasks.iter().filter_map(|&t| lane(t)).map(|n| (size(n), n)).collect();
+        found.sort_by_key(|&(bytes, n)| (core::cmp::Reverse(bytes), n as usize));
+        let [(x_bytes, x), (y_bytes, y)] = match found.get(..2) {
+            Some(&[x, y]) => [x, y],
+            _ => continue,
+        };
+        g.tasks.retain(|&t| lane(t).is_none_or(|n| n != x && n != y));
+        g.tasks.push(if (x as usize) < (y as usize) {
+            pair(x, y)
+        } else {
+            pair(y, x)
+        });
+        g.tasks.sort_by_key(|t| t.rank());
+        let saved = x_bytes.min(y_bytes).saturating_mul(2 * SHA - SHA_PAIR);
+        g.cost = g.cost.saturating_sub(saved);
+    }
 }
 
 /// A read's cost without its SHA-256.
@@ -301,47 +381,80 @@ fn run<'d>(cx: &Context<'d, '_>, tasks: &[Task], prior: &Outcomes<'d>, hash: boo
         if cx.failed.load(Ordering::Relaxed) < task.rank() {
             break;
         }
-        let ok = match task {
-            Task::Read(name) => {
-                let Some(e) = cx.archive.entry(name as usize) else {
-                    continue;
-                };
-                let r = read_member_with(cx.data, e, hash).map_err(Error::from);
-                let ok = r.is_ok();
-                if let Some(slot) = out.reads.get_mut(name as usize) {
-                    *slot = Some(r);
-                }
-                ok
-            }
-            Task::Hash(name) => {
-                let Some(digest) = out.read_bytes(name).or_else(|| prior.read_bytes(name)).map(sha256) else {
-                    continue;
-                };
-                if let Some(slot) = out.hashes.get_mut(name as usize) {
-                    *slot = Some(digest);
-                }
-                true
-            }
-            Task::Check(name) => {
-                let stored = cx.archive.entry(name as usize).and_then(|e| stored_data(cx.data, e));
-                let read = || out.read_bytes(name).or_else(|| prior.read_bytes(name));
-                let Some(bytes) = stored.or_else(read) else {
-                    continue;
-                };
-                let r = check_member(name, bytes, cx.limits);
-                let ok = r.is_ok();
-                if let Some(slot) = out.checks.get_mut(name as usize) {
-                    *slot = Some(r);
-                }
-                ok
-            }
-        };
-        if !ok {
-            cx.failed.fetch_min(task.rank(), Ordering::Relaxed);
+        if let Err(rank) = run_task(cx, task, &mut out, prior, hash) {
+            cx.failed.fetch_min(rank, Ordering::Relaxed);
             break;
         }
     }
     out
+}
+
+/// The bytes of `name`'s read, from `out` or else from `prior`.
+fn found_bytes<'o>(out: &'o Outcomes<'_>, prior: &'o Outcomes<'_>, name: MemberName) -> Option<&'o [u8]> {
+    out.read_bytes(name).or_else(|| prior.read_bytes(name))
+}
+
+/// Runs one task into `out`; `Err` holds the rank of the member whose read or check failed
+/// (a pair's second member may fail alone). A task whose member is absent, or whose read
+/// bytes are not there, does nothing.
+fn run_task<'d>(
+    cx: &Context<'d, '_>,
+    task: Task,
+    out: &mut Outcomes<'d>,
+    prior: &Outcomes<'d>,
+    hash: bool,
+) -> Result<(), usize> {
+    match task {
+        Task::Read(name) => {
+            let Some(e) = cx.archive.entry(name as usize) else {
+                return Ok(());
+            };
+            out.record_read(name, read_member_with(cx.data, e, hash).map_err(Error::from))
+        }
+        Task::ReadPair(a, b) => {
+            let (Some(ea), Some(eb)) = (cx.archive.entry(a as usize), cx.archive.entry(b as usize)) else {
+                return Ok(());
+            };
+            let [ra, rb] = read_stored_pair(cx.data, [ea, eb], cx.pair);
+            let first = out.record_read(a, ra.map_err(Error::from));
+            first.and(out.record_read(b, rb.map_err(Error::from)))
+        }
+        Task::Hash(name) => {
+            if let Some(digest) = found_bytes(out, prior, name).map(sha256) {
+                out.record_hash(name, digest);
+            }
+            Ok(())
+        }
+        Task::HashPair(a, b) => {
+            match (found_bytes(out, prior, a), found_bytes(out, prior, b)) {
+                (Some(x), Some(y)) => {
+                    let [dx, dy] = sha256_pair(x, y, cx.pair, |_, _| {});
+                    out.record_hash(a, dx);
+                    out.record_hash(b, dy);
+                }
+                (x, y) => {
+                    for (name, digest) in [(a, x.map(sha256)), (b, y.map(sha256))] {
+                        if let Some(digest) = digest {
+                            out.record_hash(name, digest);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        Task::Check(name) => {
+            let stored = cx.archive.entry(name as usize).and_then(|e| stored_data(cx.data, e));
+            let Some(member) = stored.or_else(|| found_bytes(out, prior, name)) else {
+                return Ok(());
+            };
+            let r = check_member(name, member, cx.limits);
+            let failed = r.is_err();
+            if let Some(slot) = out.checks.get_mut(name as usize) {
+                *slot = Some(r);
+            }
+            if failed { Err(task.rank()) } else { Ok(()) }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -396,7 +509,7 @@ mod tests {
             (Schema, 9 << 10, false),
             (Structure, 64 << 20, false),
         ];
-        let Plan::Split(reads, rest) = choose(&m, true) else {
+        let Plan::Split(reads, rest) = choose(&m, true, false) else {
             panic!("expected the split plan");
         };
         // The inflates side by side; then the JSON check beside both hashes.
@@ -426,7 +539,7 @@ mod tests {
     #[test]
     fn one_worker_always_gets_the_fused_plan() {
         let m = [(ModelCbm, 64 << 20, false), (Structure, 64 << 20, false)];
-        assert!(matches!(choose(&m, false), Plan::Fused(_)));
+        assert!(matches!(choose(&m, false, false), Plan::Fused(_)));
     }
 
     #[test]
@@ -436,10 +549,97 @@ mod tests {
             (Schema, 9 << 10, true),
             (Structure, 64 << 20, true),
         ];
-        assert!(matches!(choose(&stored, true), Plan::Fused(_)));
+        assert!(matches!(choose(&stored, true, false), Plan::Fused(_)));
         // Hashing after the read cannot overlap anything: splitting would only add a pass.
         let lone = [(ModelCbm, 64 << 20, false), (Schema, 9 << 10, true)];
-        assert!(matches!(choose(&lone, true), Plan::Fused(_)));
+        assert!(matches!(choose(&lone, true, false), Plan::Fused(_)));
+    }
+
+    #[test]
+    fn with_two_lanes_the_two_largest_stored_reads_are_one_task() {
+        let m = [
+            (ModelCbm, 64 << 20, true),
+            (Schema, 9 << 10, true),
+            (Structure, 60 << 20, true),
+        ];
+        let Plan::Fused(groups) = choose(&m, true, true) else {
+            panic!("expected the fused plan");
+        };
+        assert_eq!(
+            tasks(&groups),
+            [
+                vec![Task::Check(Structure)],
+                vec![
+                    Task::ReadPair(ModelCbm, Structure),
+                    Task::Read(Schema),
+                    Task::Check(Schema)
+                ]
+            ]
+        );
+        // The lanes save what a chain in turn would cost beyond them on the shorter member.
+        let Plan::Fused(alone) = choose(&m, true, false) else {
+            panic!("expected the fused plan");
+        };
+        assert_eq!(alone[1].cost - groups[1].cost, (60 << 20) * (2 * SHA - SHA_PAIR));
+        // One worker pairs them too.
+        let Plan::Fused(one) = choose(&m, false, true) else {
+            panic!("expected the fused plan");
+        };
+        assert!(tasks(&one).concat().contains(&Task::ReadPair(ModelCbm, Structure)));
+    }
+
+    #[test]
+    fn with_two_lanes_a_deflated_read_is_not_paired_but_its_hash_is() {
+        let m = [
+            (ModelCbm, 64 << 20, false),
+            (Schema, 9 << 10, true),
+            (Structure, 64 << 20, false),
+        ];
+        let Plan::Split(reads, rest) = choose(&m, true, true) else {
+            panic!("expected the split plan");
+        };
+        assert!(tasks(&reads).iter().flatten().all(|t| matches!(t, Task::Read(_))));
+        assert_eq!(
+            tasks(&rest),
+            [
+                vec![Task::Check(Structure)],
+                vec![
+                    Task::HashPair(ModelCbm, Structure),
+                    Task::Hash(Schema),
+                    Task::Check(Schema)
+                ]
+            ]
+        );
+        // Fused, the deflated reads hash in their own pass: nothing to pair but the
+        // schema, which has no partner.
+        let Plan::Fused(fused) = choose(&m, false, true) else {
+            panic!("expected the fused plan");
+        };
+        assert!(tasks(&fused).iter().flatten().all(|t| !matches!(t, Task::ReadPair(..))));
+    }
+
+    #[test]
+    fn without_lanes_no_task_is_a_pair() {
+        for stored in [false, true] {
+            let m = [(ModelCbm, 64 << 20, stored), (Structure, 64 << 20, stored)];
+            for parallel in [false, true] {
+                let all = match choose(&m, parallel, false) {
+                    Plan::Fused(g) => tasks(&g).concat(),
+                    Plan::Split(r, h) => [tasks(&r).concat(), tasks(&h).concat()].concat(),
+                };
+                assert!(
+                    all.iter()
+                        .all(|t| !matches!(t, Task::ReadPair(..) | Task::HashPair(..))),
+                    "{all:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_pair_takes_its_first_members_rank() {
+        assert_eq!(Task::ReadPair(ModelCbm, Structure).rank(), Task::Read(ModelCbm).rank());
+        assert_eq!(Task::HashPair(ModelCbm, Structure).rank(), Task::Read(ModelCbm).rank());
     }
 
     #[test]

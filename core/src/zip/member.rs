@@ -5,6 +5,7 @@ use super::archive::Entry;
 use super::error::{ZipError, ZipReason};
 use super::header::STORED;
 use crate::digest::ChunkDigest;
+use crate::digest::lanes::{CompressPair, sha256_pair};
 use crate::inflate::{MAX_CHUNK, inflate_exact};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -44,14 +45,7 @@ pub fn read_member_with<'a>(data: &'a [u8], entry: &Entry, sha256: bool) -> Resu
             digest.update(chunk);
         }
         let d = digest.finish();
-        if d.crc32 != entry.central.crc32 {
-            let reason = ZipReason::CrcMismatch {
-                expected: entry.central.crc32,
-                actual: d.crc32,
-            };
-            return Err(fail(reason, start.saturating_add(entry.central.compressed)));
-        }
-        return Ok((Cow::Borrowed(input), d.sha256));
+        return stored_read(entry, input, d.crc32, d.sha256);
     }
     let size = usize::try_from(entry.central.uncompressed).map_err(|_| fail(ZipReason::OutOfMemory, start))?;
     let mut out = Vec::new();
@@ -66,6 +60,48 @@ pub fn read_member_with<'a>(data: &'a [u8], entry: &Entry, sha256: bool) -> Resu
     })
     .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
     Ok((Cow::Owned(out), digests.sha256))
+}
+
+/// [`read_member`] of two stored members at once (`spec/mlbundle.md` §12.0): their CRC-32s
+/// and SHA-256s in one pass over both, the two SHA-256 chains stepped side by side by
+/// `pair` ([`sha256_pair`]). Each result is what [`read_member`] gives for its member; a
+/// member that is not stored, or whose bytes are not inside `data`, is read by
+/// [`read_member_with`] on its own.
+pub fn read_stored_pair<'a>(
+    data: &'a [u8],
+    [a, b]: [&Entry; 2],
+    pair: CompressPair,
+) -> [Result<MemberRead<'a>, ZipError>; 2] {
+    let (Some(x), Some(y)) = (stored_data(data, a), stored_data(data, b)) else {
+        return [a, b].map(|e| read_member_with(data, e, true));
+    };
+    let mut crcs = [crc32fast::Hasher::new(), crc32fast::Hasher::new()];
+    let [sx, sy] = sha256_pair(x, y, pair, |cx, cy| {
+        let [ca, cb] = &mut crcs;
+        ca.update(cx);
+        cb.update(cy);
+    });
+    let [ca, cb] = crcs.map(crc32fast::Hasher::finalize);
+    [stored_read(a, x, ca, Some(sx)), stored_read(b, y, cb, Some(sy))]
+}
+
+/// The outcome of a stored member's read from its bytes `input` as they lie in the archive
+/// and their digests: accepted when the CRC-32 is the central directory's (§2.5).
+fn stored_read<'a>(
+    entry: &Entry,
+    input: &'a [u8],
+    crc32: u32,
+    sha256: Option<[u8; 32]>,
+) -> Result<MemberRead<'a>, ZipError> {
+    if crc32 != entry.central.crc32 {
+        let reason = ZipReason::CrcMismatch {
+            expected: entry.central.crc32,
+            actual: crc32,
+        };
+        let end = entry.local.data_start.saturating_add(entry.central.compressed);
+        return Err(ZipError::at(reason, end).member(entry.central.name));
+    }
+    Ok((Cow::Borrowed(input), sha256))
 }
 
 /// A stored member's bytes as they lie in the archive (method 0, so they are the member's

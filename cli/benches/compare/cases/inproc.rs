@@ -120,6 +120,27 @@ fn sha256_reference(data: &[u8]) -> Imp {
     })
 }
 
+/// For reference, not a peer: the same SHA-256s two members at a time in the processor's
+/// two SHA lanes (`modelgate_io::sha_lanes`), as `read_container` pairs them
+/// (`spec/mlbundle.md` §12.0); `None` on a processor without them.
+fn sha256_lanes_reference(data: &[u8]) -> Option<Imp> {
+    let lanes = modelgate_io::sha_lanes::compress_pair()?;
+    let c = read_container(data, &ArchiveLimits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}")));
+    let mut members: Vec<Vec<u8>> = c.members.into_values().map(std::borrow::Cow::into_owned).collect();
+    // The two largest side by side, as the reader pairs them; the others one by one.
+    members.sort_by_key(|m| std::cmp::Reverse(m.len()));
+    Some(Imp::new("reference: SHA-256 of the members, two lanes", move || {
+        in_process(|| match members.as_slice() {
+            [a, b, rest @ ..] => {
+                let mut digests = modelgate_core::digest::lanes::sha256_pair(a, b, lanes, |_, _| {}).to_vec();
+                digests.extend(rest.iter().map(|m| modelgate_core::digest::sha256(m)));
+                digests
+            }
+            all => all.iter().map(|m| modelgate_core::digest::sha256(m)).collect(),
+        })
+    }))
+}
+
 /// mlbundle with stored members: modelgate against the zip crate.
 pub fn mlbundle_stored(path: &Path, member_bytes: u64) -> Case {
     let data = Rc::new(read(path));
@@ -127,7 +148,10 @@ pub fn mlbundle_stored(path: &Path, member_bytes: u64) -> Case {
         name: "mlbundle read, stored",
         bytes: member_bytes,
         mem: Mem::Heap,
-        imps: vec![modelgate_bundle(&data), zip_crate(&data), sha256_reference(&data)],
+        imps: [modelgate_bundle(&data), zip_crate(&data), sha256_reference(&data)]
+            .into_iter()
+            .chain(sha256_lanes_reference(&data))
+            .collect(),
         goals: vec![Goal::Speed {
             peer: "zip crate",
             at_least: 1.2,
