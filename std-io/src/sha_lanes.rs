@@ -10,8 +10,9 @@
 //!
 //! This module holds the project's second `unsafe` block, besides the memory map: one
 //! call into the code compiled for the SHA extensions, made only after the processor has
-//! said that it has them. The intrinsics themselves are safe inside that code (Rust
-//! 1.87's target-feature rules), and every load is a safe read of a slice.
+//! said that it has them. The intrinsics themselves are safe to call inside that code
+//! (a function compiled for their target features), and every load is a safe read of a
+//! slice.
 
 use modelgate_core::digest::lanes::{Block, CompressPair, in_turn};
 
