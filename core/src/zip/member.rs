@@ -75,13 +75,13 @@ pub fn read_stored_pair<'a>(
     let (Some(x), Some(y)) = (stored_data(data, a), stored_data(data, b)) else {
         return [a, b].map(|e| read_member_with(data, e, true));
     };
-    let mut crcs = [crc32fast::Hasher::new(), crc32fast::Hasher::new()];
+    let mut crcs = [ChunkDigest::crc_only(), ChunkDigest::crc_only()];
     let [sx, sy] = sha256_pair(x, y, pair, |cx, cy| {
         let [ca, cb] = &mut crcs;
         ca.update(cx);
         cb.update(cy);
     });
-    let [ca, cb] = crcs.map(crc32fast::Hasher::finalize);
+    let [ca, cb] = crcs.map(|d| d.crc32());
     [stored_read(a, x, ca, Some(sx)), stored_read(b, y, cb, Some(sy))]
 }
 
