@@ -426,19 +426,12 @@ fn run_task<'d>(
             Ok(())
         }
         Task::HashPair(a, b) => {
-            match (found_bytes(out, prior, a), found_bytes(out, prior, b)) {
-                (Some(x), Some(y)) => {
-                    let [dx, dy] = sha256_pair(x, y, cx.pair, |_, _| {});
-                    out.record_hash(a, dx);
-                    out.record_hash(b, dy);
-                }
-                (x, y) => {
-                    for (name, digest) in [(a, x.map(sha256)), (b, y.map(sha256))] {
-                        if let Some(digest) = digest {
-                            out.record_hash(name, digest);
-                        }
-                    }
-                }
+            // The split plan hashes only after every read succeeded, so both are there; a
+            // digest not recorded here is computed by the caller (§12.0).
+            if let (Some(x), Some(y)) = (found_bytes(out, prior, a), found_bytes(out, prior, b)) {
+                let [dx, dy] = sha256_pair(x, y, cx.pair, |_, _| {});
+                out.record_hash(a, dx);
+                out.record_hash(b, dy);
             }
             Ok(())
         }
