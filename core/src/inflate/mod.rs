@@ -21,6 +21,7 @@ pub mod raw;
 #[doc(hidden)]
 pub mod reference;
 mod run;
+mod stream;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod token_writer;

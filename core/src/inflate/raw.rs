@@ -8,9 +8,10 @@
 //! Memory is the window plus the decoder state, whatever the input or output size
 //! (§2.7).
 
-use crate::digest::{ChunkDigest, Digests};
+use crate::digest::Digests;
 use crate::inflate::decoder::{Decoder, MAX_DISTANCE, Outcome, Status};
 use crate::inflate::error::{InflateError, InflateReason};
+use crate::inflate::stream::{self, Advance, Phase, Stream};
 use alloc::boxed::Box;
 use alloc::vec;
 
@@ -81,17 +82,6 @@ pub(crate) enum Event {
     Done,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Phase {
-    Running,
-    Ended,
-    /// The decoder failed after writing output: that output is handed out first,
-    /// the failure on the next call (§2.8).
-    FailNext(InflateError),
-    Failed(InflateError),
-    Finished(Digests),
-}
-
 /// Bounded, push-style raw deflate (RFC 1951) decoder over a 96 KiB output window
 /// (`spec/inflate.md` §2): checks block structure, distances, the output bound with
 /// one byte of lookahead, truncation and, at [`Inflater::finish`], the CRC-32.
@@ -101,11 +91,7 @@ pub struct Inflater {
     pos: usize,
     chunk_start: usize,
     chunk_len: usize,
-    bound: OutputBound,
-    produced: u64,
-    consumed: u64,
-    digest: ChunkDigest,
-    phase: Phase,
+    stream: Stream,
 }
 
 impl Inflater {
@@ -119,11 +105,7 @@ impl Inflater {
             pos: 0,
             chunk_start: 0,
             chunk_len: 0,
-            bound,
-            produced: 0,
-            consumed: 0,
-            digest: new_digest(sha256),
-            phase: Phase::Running,
+            stream: Stream::new(bound, sha256),
         }
     }
 
@@ -133,11 +115,7 @@ impl Inflater {
         self.pos = 0;
         self.chunk_start = 0;
         self.chunk_len = 0;
-        self.bound = bound;
-        self.produced = 0;
-        self.consumed = 0;
-        self.digest = new_digest(sha256);
-        self.phase = Phase::Running;
+        self.stream = Stream::new(bound, sha256);
     }
 
     /// Decodes from `input` until one output chunk is ready, the input is used up or
@@ -157,58 +135,15 @@ impl Inflater {
 
     /// Runs [`Inflater::step`] over all of `input`, handing every chunk to `sink`,
     /// until the input is used up or the stream ends (`spec/inflate.md` §2).
-    pub fn feed<F: FnMut(&[u8])>(
-        &mut self,
-        input: &[u8],
-        more_input: bool,
-        mut sink: F,
-    ) -> Result<Progress, InflateError> {
-        let mut pos = 0usize;
-        loop {
-            let rest = input.get(pos..).unwrap_or_default();
-            let (used, event) = self.advance(rest, more_input)?;
-            pos = pos.saturating_add(used);
-            match event {
-                Event::Output => sink(self.last_output()),
-                Event::NeedInput => {
-                    return Ok(Progress {
-                        consumed: pos,
-                        done: false,
-                    });
-                }
-                Event::Done => {
-                    return Ok(Progress {
-                        consumed: pos,
-                        done: true,
-                    });
-                }
-            }
-        }
+    pub fn feed<F: FnMut(&[u8])>(&mut self, input: &[u8], more_input: bool, sink: F) -> Result<Progress, InflateError> {
+        stream::feed(self, input, more_input, sink)
     }
 
     /// Completes the stream: requires that the final block was decoded (else
     /// [`InflateReason::Truncated`], §2.4) and, when `expected_crc` is given, that the
     /// output's CRC-32 equals it (§2.6). Returns the digests of the whole output.
     pub fn finish(&mut self, expected_crc: Option<u32>) -> Result<Digests, InflateError> {
-        let digests = match self.phase {
-            Phase::Failed(e) | Phase::FailNext(e) => return Err(self.fail_with(e)),
-            // spec/inflate.md §2.4: the final block must have been decoded.
-            Phase::Running => return Err(self.fail(InflateReason::Truncated)),
-            Phase::Finished(d) => d,
-            Phase::Ended => {
-                let digest = core::mem::replace(&mut self.digest, ChunkDigest::crc_only());
-                digest.finish()
-            }
-        };
-        self.phase = Phase::Finished(digests);
-        match expected_crc {
-            // spec/inflate.md §2.6: declared CRC-32 must match the output.
-            Some(expected) if expected != digests.crc32 => Err(self.fail(InflateReason::CrcMismatch {
-                expected,
-                actual: digests.crc32,
-            })),
-            _ => Ok(digests),
-        }
+        self.stream.finish(expected_crc)
     }
 
     /// The chunk handed out by the last step that produced output (§2.7).
@@ -219,17 +154,17 @@ impl Inflater {
 
     /// Compressed bytes consumed so far (the offset errors are reported at, §2.8).
     pub fn consumed(&self) -> u64 {
-        self.consumed
+        self.stream.consumed
     }
 
     /// Output bytes handed out so far; never more than the bound (§2.5).
     pub fn produced(&self) -> u64 {
-        self.produced
+        self.stream.produced
     }
 
     /// The bound this stream is decoded under (§2.5).
     pub fn bound(&self) -> OutputBound {
-        self.bound
+        self.stream.bound
     }
 
     /// True when decoding failed on the end-of-block rule of §2.2, which the miniz_oxide
@@ -241,20 +176,17 @@ impl Inflater {
 
     /// True once the final block was decoded and the size rules held (§2.3, §2.5).
     pub fn is_done(&self) -> bool {
-        matches!(self.phase, Phase::Ended | Phase::Finished(_))
+        self.stream.is_done()
     }
 
     /// [`Inflater::step`] without the borrow of the chunk.
     pub(crate) fn advance(&mut self, input: &[u8], more_input: bool) -> Result<(usize, Event), InflateError> {
-        match self.phase {
-            Phase::Running => {}
-            Phase::Failed(e) => return Err(e),
-            Phase::FailNext(e) => return Err(self.fail_with(e)),
-            Phase::Ended | Phase::Finished(_) => return Ok((0, Event::Done)),
+        if let Some(settled) = self.stream.settled() {
+            return settled;
         }
         self.chunk_len = 0;
         self.slide();
-        let remaining = self.bound.limit().saturating_sub(self.produced);
+        let remaining = self.stream.remaining();
         // spec/inflate.md §2.5: below the bound, never write past it; at the bound,
         // room for the one lookahead byte.
         let room = usize::try_from(remaining).unwrap_or(usize::MAX).max(1);
@@ -264,10 +196,10 @@ impl Inflater {
         let outcome = self
             .decoder
             .decompress(input, more_input, &mut self.window, self.pos, out_end);
-        self.consumed = self.consumed.saturating_add(to_u64(outcome.used));
+        self.stream.consumed = self.stream.consumed.saturating_add(to_u64(outcome.used));
         match self.settle(&outcome, input.len()) {
             Ok(event) => Ok((outcome.used, event)),
-            Err((reason, offset)) => Err(self.fail_with(InflateError::new(reason, offset))),
+            Err((reason, offset)) => Err(self.stream.fail_with(InflateError::new(reason, offset))),
         }
     }
 
@@ -290,28 +222,28 @@ impl Inflater {
     /// its offset (§2.8).
     fn settle(&mut self, outcome: &Outcome, given: usize) -> Result<Event, (InflateReason, u64)> {
         let written = outcome.written;
-        let produced = self.produced.saturating_add(to_u64(written));
+        let produced = self.stream.produced.saturating_add(to_u64(written));
         // spec/inflate.md §2.5: the lookahead byte is caught before it is handed out;
         // the offset is the end of the code that produced it (§2.8).
-        if produced > self.bound.limit() {
-            return Err((self.bound.excess_reason(), outcome.position));
+        if produced > self.stream.bound.limit() {
+            return Err((self.stream.bound.excess_reason(), outcome.position));
         }
         let ended = match outcome.status {
             Status::Done => true,
             Status::NeedsInput | Status::OutputFull => false,
             // spec/inflate.md §2.4: the input ended inside the stream.
-            Status::Truncated => return self.fail_after(InflateReason::Truncated, self.consumed, written, produced),
+            Status::Truncated => {
+                return self.fail_after(InflateReason::Truncated, self.stream.consumed, written, produced);
+            }
             // spec/inflate.md §2.2: invalid data.
             Status::Corrupt => return self.fail_after(InflateReason::Corrupt, outcome.position, written, produced),
         };
         if ended {
             // spec/inflate.md §2.5: an exact size must be reached when the stream ends.
-            if let OutputBound::Exact(n) = self.bound
-                && produced < n
-            {
+            if self.stream.short_of_exact(produced) {
                 return self.fail_after(InflateReason::TooShort, outcome.position, written, produced);
             }
-            self.phase = Phase::Ended;
+            self.stream.phase = Phase::Ended;
         } else if written == 0 && outcome.used < given {
             // Defensive: the decoder always makes progress when it has room; never spin.
             return Err((InflateReason::Corrupt, outcome.position));
@@ -340,7 +272,7 @@ impl Inflater {
             return Err((reason, offset));
         }
         self.emit(written, produced);
-        self.phase = Phase::FailNext(InflateError::new(reason, offset));
+        self.stream.phase = Phase::FailNext(InflateError::new(reason, offset));
         Ok(Event::Output)
     }
 
@@ -353,42 +285,33 @@ impl Inflater {
             // spec/inflate.md §2.6: every chunk is digested before it is handed out;
             // §2.7.1: a chunk that repeats one period through the shortcut for it.
             match self.decoder.run.covers(self.pos, end) {
-                Some(period) => self.digest.update_periodic(chunk, period),
-                None => self.digest.update(chunk),
+                Some(period) => self.stream.digest.update_periodic(chunk, period),
+                None => self.stream.digest.update(chunk),
             }
         }
-        self.produced = produced;
+        self.stream.produced = produced;
         self.pos = end;
     }
+}
 
-    /// Makes `reason` sticky at the current offset and returns the error.
-    fn fail(&mut self, reason: InflateReason) -> InflateError {
-        self.fail_with(InflateError::new(reason, self.consumed))
+impl Advance for Inflater {
+    fn advance(&mut self, input: &[u8], more_input: bool) -> Result<(usize, Event), InflateError> {
+        Inflater::advance(self, input, more_input)
     }
 
-    /// Makes `error` sticky and returns it.
-    fn fail_with(&mut self, error: InflateError) -> InflateError {
-        self.phase = Phase::Failed(error);
-        error
+    fn last_output(&self) -> &[u8] {
+        Inflater::last_output(self)
     }
 }
 
 impl core::fmt::Debug for Inflater {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Inflater")
-            .field("bound", &self.bound)
-            .field("produced", &self.produced)
-            .field("consumed", &self.consumed)
-            .field("phase", &self.phase)
+            .field("bound", &self.stream.bound)
+            .field("produced", &self.stream.produced)
+            .field("consumed", &self.stream.consumed)
+            .field("phase", &self.stream.phase)
             .finish_non_exhaustive()
-    }
-}
-
-fn new_digest(sha256: bool) -> ChunkDigest {
-    if sha256 {
-        ChunkDigest::with_sha256()
-    } else {
-        ChunkDigest::crc_only()
     }
 }
 

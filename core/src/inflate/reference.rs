@@ -3,34 +3,16 @@
 //! and fuzzing only, as the oracle the decoder is held to: the same output, reasons and
 //! offsets for every stream (§2.8), except where `spec/inflate.md` §2.2 says otherwise.
 
-use crate::digest::{ChunkDigest, Digests};
+use crate::digest::Digests;
 use crate::inflate::error::{InflateError, InflateReason};
 use crate::inflate::raw::{Event, OutputBound, Progress, to_u64};
+use crate::inflate::stream::{self, Advance, Phase, Stream};
 use alloc::boxed::Box;
 use alloc::vec;
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress_with_limit, inflate_flags};
 
 const MINIZ_RING: usize = 1 << 16;
-
-fn new_digest(sha256: bool) -> ChunkDigest {
-    if sha256 {
-        ChunkDigest::with_sha256()
-    } else {
-        ChunkDigest::crc_only()
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Phase {
-    Running,
-    Ended,
-    /// The decompressor failed after writing output: that output is handed out first,
-    /// the failure on the next call (§2.8).
-    FailNext(InflateError),
-    Failed(InflateError),
-    Finished(Digests),
-}
 
 /// Bounded, push-style raw deflate (RFC 1951) decoder over a 64 KiB ring
 /// (`spec/inflate.md` §2): checks block structure, distances, the output bound with
@@ -42,11 +24,7 @@ pub struct MinizInflater {
     first_lap: bool,
     chunk_start: usize,
     chunk_len: usize,
-    bound: OutputBound,
-    produced: u64,
-    consumed: u64,
-    digest: ChunkDigest,
-    phase: Phase,
+    stream: Stream,
 }
 
 impl MinizInflater {
@@ -61,68 +39,19 @@ impl MinizInflater {
             first_lap: true,
             chunk_start: 0,
             chunk_len: 0,
-            bound,
-            produced: 0,
-            consumed: 0,
-            digest: new_digest(sha256),
-            phase: Phase::Running,
+            stream: Stream::new(bound, sha256),
         }
     }
 
     /// Runs the engine over all of `input`, handing every chunk to `sink`,
     /// until the input is used up or the stream ends (`spec/inflate.md` §2).
-    pub fn feed<F: FnMut(&[u8])>(
-        &mut self,
-        input: &[u8],
-        more_input: bool,
-        mut sink: F,
-    ) -> Result<Progress, InflateError> {
-        let mut pos = 0usize;
-        loop {
-            let rest = input.get(pos..).unwrap_or_default();
-            let (used, event) = self.advance(rest, more_input)?;
-            pos = pos.saturating_add(used);
-            match event {
-                Event::Output => sink(self.last_output()),
-                Event::NeedInput => {
-                    return Ok(Progress {
-                        consumed: pos,
-                        done: false,
-                    });
-                }
-                Event::Done => {
-                    return Ok(Progress {
-                        consumed: pos,
-                        done: true,
-                    });
-                }
-            }
-        }
+    pub fn feed<F: FnMut(&[u8])>(&mut self, input: &[u8], more_input: bool, sink: F) -> Result<Progress, InflateError> {
+        stream::feed(self, input, more_input, sink)
     }
 
-    /// Completes the stream: requires that the final block was decoded (else
-    /// [`InflateReason::Truncated`], §2.4) and, when `expected_crc` is given, that the
-    /// output's CRC-32 equals it (§2.6). Returns the digests of the whole output.
+    /// Completes the stream as [`crate::inflate::Inflater::finish`] does (§2.4, §2.6).
     pub fn finish(&mut self, expected_crc: Option<u32>) -> Result<Digests, InflateError> {
-        let digests = match self.phase {
-            Phase::Failed(e) | Phase::FailNext(e) => return Err(self.fail_with(e)),
-            // spec/inflate.md §2.4: the final block must have been decoded.
-            Phase::Running => return Err(self.fail(InflateReason::Truncated)),
-            Phase::Finished(d) => d,
-            Phase::Ended => {
-                let digest = core::mem::replace(&mut self.digest, ChunkDigest::crc_only());
-                digest.finish()
-            }
-        };
-        self.phase = Phase::Finished(digests);
-        match expected_crc {
-            // spec/inflate.md §2.6: declared CRC-32 must match the output.
-            Some(expected) if expected != digests.crc32 => Err(self.fail(InflateReason::CrcMismatch {
-                expected,
-                actual: digests.crc32,
-            })),
-            _ => Ok(digests),
-        }
+        self.stream.finish(expected_crc)
     }
 
     /// The chunk handed out by the last step that produced output (§2.7).
@@ -133,14 +62,11 @@ impl MinizInflater {
 
     /// One decompressor call and the rules of §2 applied to its outcome.
     pub(crate) fn advance(&mut self, input: &[u8], more_input: bool) -> Result<(usize, Event), InflateError> {
-        match self.phase {
-            Phase::Running => {}
-            Phase::Failed(e) => return Err(e),
-            Phase::FailNext(e) => return Err(self.fail_with(e)),
-            Phase::Ended | Phase::Finished(_) => return Ok((0, Event::Done)),
+        if let Some(settled) = self.stream.settled() {
+            return settled;
         }
         self.chunk_len = 0;
-        let remaining = self.bound.limit().saturating_sub(self.produced);
+        let remaining = self.stream.remaining();
         let (status, used, written) = if remaining > 0 {
             // spec/inflate.md §2.5: below the bound, never write past it.
             let room = usize::try_from(remaining).unwrap_or(usize::MAX);
@@ -149,20 +75,20 @@ impl MinizInflater {
         } else {
             self.decompress_at_bound(input, more_input)
         };
-        self.consumed = self.consumed.saturating_add(to_u64(used));
+        self.stream.consumed = self.stream.consumed.saturating_add(to_u64(used));
         let no_progress = written == 0 && (used < input.len() || status == TINFLStatus::HasMoreOutput);
         match self.settle(status, written, no_progress) {
             Ok(event) => Ok((used, event)),
-            Err(reason) => Err(self.fail(reason)),
+            Err(reason) => Err(self.stream.fail(reason)),
         }
     }
 
     /// Applies the rules of §2 to the outcome of one decompressor call.
     fn settle(&mut self, status: TINFLStatus, written: usize, no_progress: bool) -> Result<Event, InflateReason> {
-        let produced = self.produced.saturating_add(to_u64(written));
+        let produced = self.stream.produced.saturating_add(to_u64(written));
         // spec/inflate.md §2.5: the lookahead byte is caught before it is handed out.
-        if produced > self.bound.limit() {
-            return Err(self.bound.excess_reason());
+        if produced > self.stream.bound.limit() {
+            return Err(self.stream.bound.excess_reason());
         }
         let ended = match status_outcome(status) {
             Ok(ended) => ended,
@@ -170,12 +96,10 @@ impl MinizInflater {
         };
         if ended {
             // spec/inflate.md §2.5: an exact size must be reached when the stream ends.
-            if let OutputBound::Exact(n) = self.bound
-                && produced < n
-            {
+            if self.stream.short_of_exact(produced) {
                 return self.fail_after(InflateReason::TooShort, written, produced);
             }
-            self.phase = Phase::Ended;
+            self.stream.phase = Phase::Ended;
         } else if no_progress {
             // Defensive: miniz_oxide always makes progress here; never spin.
             return Err(InflateReason::Corrupt);
@@ -198,7 +122,7 @@ impl MinizInflater {
             return Err(reason);
         }
         self.emit(written, produced);
-        self.phase = Phase::FailNext(InflateError::new(reason, self.consumed));
+        self.stream.phase = Phase::FailNext(InflateError::new(reason, self.stream.consumed));
         Ok(Event::Output)
     }
 
@@ -209,9 +133,9 @@ impl MinizInflater {
         let end = self.ring_pos.saturating_add(written);
         if let Some(chunk) = self.ring.get(self.ring_pos..end) {
             // spec/inflate.md §2.6: every chunk is digested before it is handed out.
-            self.digest.update(chunk);
+            self.stream.digest.update(chunk);
         }
-        self.produced = produced;
+        self.stream.produced = produced;
         self.ring_pos = end;
         if self.ring_pos >= MINIZ_RING {
             self.ring_pos = 0;
@@ -266,16 +190,15 @@ impl MinizInflater {
         }
         flags
     }
+}
 
-    /// Makes `reason` sticky at the current offset and returns the error.
-    fn fail(&mut self, reason: InflateReason) -> InflateError {
-        self.fail_with(InflateError::new(reason, self.consumed))
+impl Advance for MinizInflater {
+    fn advance(&mut self, input: &[u8], more_input: bool) -> Result<(usize, Event), InflateError> {
+        MinizInflater::advance(self, input, more_input)
     }
 
-    /// Makes `error` sticky and returns it.
-    fn fail_with(&mut self, error: InflateError) -> InflateError {
-        self.phase = Phase::Failed(error);
-        error
+    fn last_output(&self) -> &[u8] {
+        MinizInflater::last_output(self)
     }
 }
 
