@@ -243,8 +243,10 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::threads::Threads;
     use modelgate_core::digest::lanes::sha256_pair;
     use modelgate_core::digest::sha256;
+    use modelgate_core::join::Join;
 
     fn blocks(n: usize, seed: u64) -> Vec<Block> {
         let mut x = seed;
@@ -293,6 +295,151 @@ mod tests {
         for (la, lb) in [(0, 0), (1, 64), (65_536, 65_536), (131_137, 70_000), (191_999, 192_000)] {
             let (a, b) = (&data[..la], &data[data.len() - lb..]);
             assert_eq!(sha256_pair(a, b, lanes, |_, _| {}), [sha256(a), sha256(b)], "{la} {lb}");
+        }
+    }
+
+    /// A deterministic xorshift64 generator for the randomized tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next().to_le_bytes()[3]).collect()
+        }
+    }
+
+    /// The SHA-256 of `a` and `b` through the processor's lanes, as the readers take them
+    /// (`Threads::sha256_pair`), with `visit` seeing every byte of each once, in order.
+    fn on_the_lanes(lanes: CompressPair, a: &[u8], b: &[u8]) -> [[u8; 32]; 2] {
+        let mut seen = [0usize; 2];
+        let got = sha256_pair(a, b, lanes, |x, y| {
+            assert_eq!(x, &a[seen[0]..seen[0] + x.len()]);
+            assert_eq!(y, &b[seen[1]..seen[1] + y.len()]);
+            seen[0] += x.len();
+            seen[1] += y.len();
+        });
+        assert_eq!(seen, [a.len(), b.len()]);
+        got
+    }
+
+    /// The lanes' digests are the `sha2` crate's SHA-256 for random contents and random
+    /// length pairs of 0 to 300 bytes, each string a sub-slice at a random byte offset (so
+    /// neither lane's blocks are aligned), both orders of each pair.
+    #[test]
+    fn the_lanes_hash_random_short_misaligned_pairs_as_sha2_does() {
+        let Some(lanes) = Threads::DEFAULT.sha256_pair() else {
+            return;
+        };
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let pool = rng.bytes(4096);
+        for _ in 0..3000 {
+            let (la, lb) = (rng.below(301), rng.below(301));
+            let (oa, ob) = (rng.below(64), rng.below(64));
+            let (sa, sb) = (rng.below(pool.len() - 400), rng.below(pool.len() - 400));
+            let a = &pool[sa + oa..sa + oa + la];
+            let b = &pool[sb + ob..sb + ob + lb];
+            assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
+            assert_eq!(on_the_lanes(lanes, b, a), [sha256(b), sha256(a)], "{lb} {la}");
+        }
+    }
+
+    /// Every pairing of the lengths around a block's end and the padding's 56-byte turn
+    /// (55, 56, 63, 64, 119, 120, ...), of lengths one block apart, and around the 64 KiB
+    /// chunk's end: the lanes' digests are `sha2`'s.
+    #[test]
+    fn the_lanes_hash_block_padding_and_chunk_boundaries_as_sha2_does() {
+        let Some(lanes) = Threads::DEFAULT.sha256_pair() else {
+            return;
+        };
+        let chunk = modelgate_core::inflate::MAX_CHUNK;
+        let mut rng = Rng(7);
+        let data = rng.bytes(2 * chunk + 300);
+        let mut lens: Vec<usize> = [
+            0, 1, 2, 54, 55, 56, 57, 62, 63, 64, 65, 118, 119, 120, 121, 127, 128, 129, 183, 184, 192,
+        ]
+        .into();
+        lens.extend([
+            chunk - 8,
+            chunk - 1,
+            chunk,
+            chunk + 1,
+            chunk + 56,
+            2 * chunk - 1,
+            2 * chunk + 1,
+        ]);
+        for &la in &lens {
+            for &lb in &lens {
+                let (a, b) = (&data[..la], &data[data.len() - lb..]);
+                assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
+            }
+        }
+        // Lengths one block (and one block and a byte) apart.
+        for la in 0..200 {
+            for d in [63, 64, 65] {
+                let (a, b) = (&data[1..1 + la], &data[3..3 + la + d]);
+                assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} +{d}");
+            }
+        }
+    }
+
+    /// Very unequal lengths: nothing against 1 MiB and a byte, one byte against 1 MiB, a
+    /// few blocks against several chunks, in both lanes; and two random pairs of random
+    /// lengths up to 300 KiB. The lanes' digests are `sha2`'s.
+    #[test]
+    fn the_lanes_hash_very_unequal_pairs_as_sha2_does() {
+        let Some(lanes) = Threads::DEFAULT.sha256_pair() else {
+            return;
+        };
+        let mut rng = Rng(0xdead_beef);
+        let big = rng.bytes((1 << 20) + 200);
+        for (la, lb) in [
+            (0, 1 << 20),
+            (0, (1 << 20) + 1),
+            (1, 1 << 20),
+            (64, (1 << 20) + 63),
+            (200, 300_007),
+        ] {
+            let (a, b) = (&big[5..5 + la], &big[70 - 1..70 - 1 + lb]);
+            assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
+            assert_eq!(on_the_lanes(lanes, b, a), [sha256(b), sha256(a)], "{lb} {la}");
+        }
+        for _ in 0..2 {
+            let (la, lb) = (rng.below(300 << 10), rng.below(300 << 10));
+            let (a, b) = (&big[3..3 + la], &big[11..11 + lb]);
+            assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
+        }
+    }
+
+    /// The lanes' compression alone, from random states over random block counts up to 40
+    /// (each lane's blocks from a misaligned sub-slice), is `compress256`'s in turn.
+    #[test]
+    fn the_lanes_compress_random_states_and_counts_as_compress256_does() {
+        let Some(lanes) = compress_pair() else {
+            return;
+        };
+        let mut rng = Rng(12345);
+        let pool = rng.bytes(64 * 41 + 64);
+        for _ in 0..300 {
+            let (na, nb) = (rng.below(41), rng.below(41));
+            let (oa, ob) = (rng.below(64), rng.below(64));
+            let (a, _) = pool[oa..oa + 64 * na].as_chunks::<64>();
+            let (b, _) = pool[ob..ob + 64 * nb].as_chunks::<64>();
+            let start: [[u32; 8]; 2] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next() as u32));
+            let (mut x, mut y) = (start[0], start[1]);
+            lanes(&mut x, &mut y, a, b);
+            let (mut rx, mut ry) = (start[0], start[1]);
+            in_turn(&mut rx, &mut ry, a, b);
+            assert_eq!([x, y], [rx, ry], "{na} {nb}");
         }
     }
 }
