@@ -648,4 +648,94 @@ mod tests {
             .into();
         assert!(ranks.is_sorted(), "{ranks:?}");
     }
+
+    /// The tasks of each join of `plan` (one for the fused plan, two for the split one), both
+    /// groups in turn.
+    fn all_tasks(plan: &Plan) -> Vec<Vec<Task>> {
+        match plan {
+            Plan::Fused(g) => vec![tasks(g).concat()],
+            Plan::Split(r, h) => vec![tasks(r).concat(), tasks(h).concat()],
+        }
+    }
+
+    /// For random member sets (one to seven members, sizes among them empty and equal,
+    /// stored, deflated or mixed), with and without lanes, one worker or two: every member
+    /// is read exactly once (alone or in one pair), hashed exactly once in the split plan,
+    /// and each JSON member checked exactly once; a pair joins two members of one group in
+    /// serial order, pairs only stored reads in a plan's reads, and each group stays in rank
+    /// order.
+    #[test]
+    fn every_plan_reads_hashes_and_checks_each_member_exactly_once() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        const SIZES: [u64; 6] = [0, 0, 1, 64, 1 << 20, 64 << 20];
+        for _ in 0..2000 {
+            let mut members: Vec<(MemberName, u64, bool)> = Vec::new();
+            for n in ALL.into_iter().skip(1) {
+                if next(2) == 0 {
+                    members.push((n, SIZES[next(6) as usize], next(2) == 0));
+                }
+            }
+            for parallel in [false, true] {
+                for lanes in [false, true] {
+                    let plan = choose(&members, parallel, lanes);
+                    let groups: Vec<&Group> = match &plan {
+                        Plan::Fused(g) => g.iter().collect(),
+                        Plan::Split(r, h) => r.iter().chain(h).collect(),
+                    };
+                    for g in &groups {
+                        assert!(g.tasks.is_sorted_by_key(|t| t.rank()), "{members:?} {plan:?}");
+                    }
+                    let joins = all_tasks(&plan);
+                    let reads = &joins[0];
+                    let stored = |n: MemberName| members.iter().any(|m| m.0 == n && m.2);
+                    for &(n, _, _) in &members {
+                        let read = |t: &&Task| match **t {
+                            Task::Read(m) => m == n,
+                            Task::ReadPair(a, b) => a == n || b == n,
+                            _ => false,
+                        };
+                        assert_eq!(reads.iter().filter(read).count(), 1, "{n:?} {members:?} {plan:?}");
+                        let hashes = |t: &&Task| match **t {
+                            Task::Hash(m) => m == n,
+                            Task::HashPair(a, b) => a == n || b == n,
+                            _ => false,
+                        };
+                        let hashed = joins.iter().flatten().filter(hashes).count();
+                        assert_eq!(hashed, usize::from(joins.len() == 2), "{n:?} {members:?} {plan:?}");
+                        let checked = joins.iter().flatten().filter(|t| **t == Task::Check(n)).count();
+                        assert_eq!(checked, usize::from(n.is_json_member()), "{n:?} {plan:?}");
+                    }
+                    for t in joins.iter().flatten() {
+                        match *t {
+                            Task::ReadPair(a, b) => {
+                                assert!(
+                                    lanes && (a as usize) < (b as usize) && stored(a) && stored(b),
+                                    "{plan:?}"
+                                )
+                            }
+                            Task::HashPair(a, b) => assert!(lanes && (a as usize) < (b as usize), "{plan:?}"),
+                            _ => {}
+                        }
+                    }
+                    // No member of the plan that is not in the bundle.
+                    assert!(joins.iter().flatten().all(|t| {
+                        let n = match *t {
+                            Task::Read(n)
+                            | Task::Hash(n)
+                            | Task::Check(n)
+                            | Task::ReadPair(n, _)
+                            | Task::HashPair(n, _) => n,
+                        };
+                        members.iter().any(|m| m.0 == n)
+                    }));
+                }
+            }
+        }
+    }
 }
