@@ -40,6 +40,12 @@ const H0: [u32; 8] = [
 /// Bytes walked per step: each chunk of either string is visited and compressed while it
 /// is in cache (`spec/inflate.md`'s chunk size, a whole number of blocks).
 const CHUNK: usize = crate::inflate::MAX_CHUNK;
+// `sha256_pair` keeps only a string's last partial block: every chunk before the last must
+// be a whole number of blocks.
+const _: () = assert!(
+    CHUNK > 0 && CHUNK.is_multiple_of(64),
+    "the chunk is not a whole number of blocks"
+);
 
 /// The SHA-256 of `a` and of `b`, their blocks compressed by `pair`. Walks both strings in
 /// steps of 64 KiB (`inflate::MAX_CHUNK`) and hands each step's two chunks (one may be empty once its
