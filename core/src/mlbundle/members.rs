@@ -666,19 +666,14 @@ mod tests {
     /// order.
     #[test]
     fn every_plan_reads_hashes_and_checks_each_member_exactly_once() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        use crate::test_docs::{Choose, Rng};
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         const SIZES: [u64; 6] = [0, 0, 1, 64, 1 << 20, 64 << 20];
         for _ in 0..2000 {
             let mut members: Vec<(MemberName, u64, bool)> = Vec::new();
             for n in ALL.into_iter().skip(1) {
-                if next(2) == 0 {
-                    members.push((n, SIZES[next(6) as usize], next(2) == 0));
+                if rng.one_in(2) {
+                    members.push((n, SIZES[rng.below(SIZES.len())], rng.one_in(2)));
                 }
             }
             for parallel in [false, true] {
