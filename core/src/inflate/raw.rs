@@ -3,8 +3,8 @@
 //! One [`Inflater`] drives modelgate's block decoder (`inflate/decoder.rs`) over a
 //! fixed output window: deflate's 32 KiB of history followed by room for one 64 KiB
 //! chunk. Callers hand in compressed bytes in pieces of any size and receive output
-//! chunks borrowed from the window, each already fed to a [`ChunkDigest`] and each at
-//! most [`MAX_CHUNK`] bytes. When the window is full its last 32 KiB move to its start.
+//! chunks borrowed from the window, each already fed to a
+//! [`ChunkDigest`](crate::digest::ChunkDigest) and each at most [`MAX_CHUNK`] bytes. When the window is full its last 32 KiB move to its start.
 //! Memory is the window plus the decoder state, whatever the input or output size
 //! (§2.7).
 
