@@ -4,9 +4,9 @@
 //! fixed output window: deflate's 32 KiB of history followed by room for one 64 KiB
 //! chunk. Callers hand in compressed bytes in pieces of any size and receive output
 //! chunks borrowed from the window, each already fed to a
-//! [`ChunkDigest`](crate::digest::ChunkDigest) and each at most [`MAX_CHUNK`] bytes. When the window is full its last 32 KiB move to its start.
-//! Memory is the window plus the decoder state, whatever the input or output size
-//! (§2.7).
+//! [`ChunkDigest`](crate::digest::ChunkDigest) and each at most [`MAX_CHUNK`] bytes. When
+//! the window is full its last 32 KiB move to its start. Memory is the window plus the
+//! decoder state, whatever the input or output size (§2.7).
 
 use crate::digest::Digests;
 use crate::inflate::decoder::{Decoder, MAX_DISTANCE, Outcome, Status};
