@@ -249,17 +249,7 @@ mod tests {
     use modelgate_core::join::Join;
 
     fn blocks(n: usize, seed: u64) -> Vec<Block> {
-        let mut x = seed;
-        (0..n)
-            .map(|_| {
-                core::array::from_fn(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x.to_le_bytes()[0]
-                })
-            })
-            .collect()
+        Rng(seed).bytes(64 * n).as_chunks::<64>().0.to_vec()
     }
 
     /// On a processor with the SHA extensions the lanes are offered (CI's machines have
