@@ -402,6 +402,7 @@ def write(target, sections):
 
 TARGETS = {
     "json": [JSON],
+    "json_split": [JSON],
     "inflate": [FRAME, DEFLATE],
     "gzip": [GZIP, DEFLATE],
     "zip_container": [ZIP, DEFLATE, MLBUNDLE],

@@ -181,6 +181,12 @@ pub struct Parser<'a> {
     utf8_until: usize,
     /// The error the parser stopped at, returned again by every later call (§7.1).
     failed: Option<Error>,
+    /// [`Parser::read_into`] stops at the first comma after a value at or after this offset
+    /// (`spec/json.md` §10.2); `usize::MAX` for a read that never pauses.
+    pause_at: usize,
+    /// Set for the second worker of a split read (§10.3): a document whose containers all
+    /// close returns to its caller instead of checking what follows.
+    floor: bool,
 }
 
 /// Inputs longer than this are rejected whatever the configured limit, so that name
@@ -231,6 +237,8 @@ impl<'a> Parser<'a> {
             scratch: String::new(),
             utf8_until: 0,
             failed: None,
+            pause_at: usize::MAX,
+            floor: false,
         })
     }
 
@@ -304,7 +312,15 @@ impl<'a> Parser<'a> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        let read = self.read_rest(sink);
+        // A read that may pause is its own copy of the loop, so that one that cannot
+        // compares no comma's offset (§10.2).
+        let read = self.past_comma(sink).and_then(|()| {
+            if self.pause_at == usize::MAX {
+                self.read_rest::<S, false>(sink)
+            } else {
+                self.read_rest::<S, true>(sink)
+            }
+        });
         if let Err(e) = read {
             // The loop keeps its place in locals: after a failure only the error is left.
             self.failed = Some(e);
@@ -313,15 +329,16 @@ impl<'a> Parser<'a> {
     }
 
     /// [`Parser::read_into`] of a parser that has not failed.
-    fn read_rest<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
-        if self.state != State::Start {
+    fn read_rest<S: Sink<'a>, const PAUSE: bool>(&mut self, sink: &mut S) -> Result<(), Error> {
+        // The cursor lives in a local, not in `self.pos`: kept in a register, it does not
+        // go through a store and a reload for every token, which is the loop's critical path.
+        // Before the document or after a comma or colon, a value is expected.
+        if !matches!(self.state, State::Start | State::Value) {
             while let Some(event) = self.next_event()? {
                 sink.event(event);
             }
             return Ok(());
         }
-        // The cursor lives in a local, not in `self.pos`: kept in a register, it does not
-        // go through a store and a reload for every token, which is the loop's critical path.
         let mut pos = self.pos;
         loop {
             // A value is expected here.
@@ -366,6 +383,10 @@ impl<'a> Parser<'a> {
                 let (at, next) = skip_space(self.bytes, pos);
                 match self.after {
                     State::AfterInArray => match next {
+                        Some(b',') if PAUSE && at >= self.pause_at => {
+                            self.pause(at);
+                            return Ok(());
+                        }
                         Some(b',') => {
                             pos = at + 1;
                             break;
@@ -378,6 +399,10 @@ impl<'a> Parser<'a> {
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
                     },
                     State::AfterInObject => match next {
+                        Some(b',') if PAUSE && at >= self.pause_at => {
+                            self.pause(at);
+                            return Ok(());
+                        }
                         Some(b',') => {
                             let (at, next) = skip_space(self.bytes, at + 1);
                             let (name, end) = self.name(at, next)?;
@@ -394,12 +419,119 @@ impl<'a> Parser<'a> {
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
                     },
                     _ => {
+                        // The end of the document, or of a floor reader's floor (§10.3).
                         self.pos = at;
-                        self.after_top(at, next)?;
+                        if !self.floor {
+                            self.after_top(at, next)?;
+                        }
                         return Ok(());
                     }
                 }
             }
+        }
+    }
+
+    /// At a comma after a value (where a read paused, §10.2), reads past it, and past the
+    /// next member's name and colon in an object: then a value is expected.
+    #[inline(never)]
+    fn past_comma<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
+        match (self.state, self.bytes.get(self.pos)) {
+            (State::AfterInArray, Some(b',')) => {
+                self.pos += 1;
+                self.state = State::Value;
+            }
+            (State::AfterInObject, Some(b',')) => {
+                let (at, next) = skip_space(self.bytes, self.pos + 1);
+                let (name, end) = self.name(at, next)?;
+                sink.name(at, name);
+                self.pos = end;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Stops a read at the comma at `at`, after a value (§10.2): a later read resumes there.
+    #[cold]
+    fn pause(&mut self, at: usize) {
+        self.pos = at;
+        self.state = self.after;
+    }
+
+    /// Makes [`Parser::read_into`] stop at the first comma after a value at or after `at`
+    /// (`spec/json.md` §10.2); `usize::MAX` reads on to the end.
+    pub(super) fn pause_at(&mut self, at: usize) {
+        self.pause_at = at;
+    }
+
+    /// Where the last [`Parser::read_into`] paused (§10.2): the offset of the comma, after
+    /// a value in the innermost container. `None` once the read has ended or failed.
+    pub(super) fn paused(&self) -> Option<usize> {
+        match (self.failed, self.state) {
+            (None, State::AfterInArray | State::AfterInObject) => Some(self.pos),
+            _ => None,
+        }
+    }
+
+    /// A parser for the second worker of a split read (§10.3): UTF-8 checked in strings as
+    /// they are read, and a document whose containers have all closed returns to the caller
+    /// with the cursor on the next byte that is not whitespace.
+    pub(super) fn floor_reader(input: &'a [u8], limits: Limits, key: [u64; 2]) -> Result<Self, Error> {
+        let mut parser = Parser::deferred_utf8(input, limits)?.with_hash_key(key);
+        parser.floor = true;
+        Ok(parser)
+    }
+
+    /// Opens, as the only container, a floor container (§10.3) of the given kind, as if a
+    /// value had just been read in it and the comma or bracket at `at` came next.
+    pub(super) fn enter_floor(&mut self, at: usize, object: bool) -> Result<(), Error> {
+        self.open(at, object)?;
+        self.state = self.after;
+        self.pos = at;
+        Ok(())
+    }
+
+    /// True when the comma at `comma` is followed by a string and a colon: a member of an
+    /// object rather than an array's next value (§10.3).
+    pub(super) fn member_follows(&mut self, comma: usize) -> Result<bool, Error> {
+        let (at, next) = skip_space(self.bytes, comma + 1);
+        if next != Some(b'"') {
+            return Ok(false);
+        }
+        let s = self.string(at)?;
+        Ok(skip_space(self.bytes, s.end + 1).1 == Some(b':'))
+    }
+
+    /// The cursor: where a floor reader's document ended (§10.3).
+    pub(super) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The kinds of the open containers, outermost first (true for an object).
+    pub(super) fn open_kinds(&self) -> &[bool] {
+        &self.open
+    }
+
+    /// The depth limit (`spec/json.md` §6).
+    pub(super) fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// Adds a name the second worker read in the innermost object (§10.4); false when the
+    /// object already has it.
+    pub(super) fn replay_name(&mut self, at: usize, end: usize, escaped: bool) -> bool {
+        self.insert_name(at, end, escaped)
+    }
+
+    /// Closes the innermost container for the second worker (§10.4); after the last, the
+    /// document is finished.
+    pub(super) fn replay_close(&mut self) {
+        if self.open.last() == Some(&true) {
+            self.names.close();
+        }
+        self.close();
+        if self.open.is_empty() {
+            self.state = State::Finished;
         }
     }
 
@@ -537,19 +669,7 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected(at, next, Expected::Name));
         }
         let s = self.string(at)?;
-        // §5: compare names after unescaping.
-        let fresh = if s.escaped {
-            self.scratch.clear();
-            // From the bytes, not `s.raw()`: a deferred-UTF-8 parser has no text, and the
-            // string scan has checked these bytes.
-            let raw = self.bytes.get(at + 1..s.end).unwrap_or_default();
-            unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
-            self.names
-                .insert(self.bytes, (at + 1, s.end), Some(self.scratch.as_bytes()))
-        } else {
-            self.names.insert(self.bytes, (at + 1, s.end), None)
-        };
-        if !fresh {
+        if !self.insert_name(at, s.end, s.escaped) {
             return Err(Error::new(Reason::DuplicateName, at));
         }
         let (colon, next) = skip_space(self.bytes, s.end + 1);
@@ -558,6 +678,23 @@ impl<'a> Parser<'a> {
         }
         self.state = State::Value;
         Ok((s, colon + 1))
+    }
+
+    /// Adds the checked name whose quotes are at `at` and `end` to the innermost object's
+    /// names (§5: compared after unescaping); false when it is already there.
+    #[inline(always)]
+    fn insert_name(&mut self, at: usize, end: usize, escaped: bool) -> bool {
+        if escaped {
+            self.scratch.clear();
+            // From the bytes, not the text: a deferred-UTF-8 parser has no text, and the
+            // string scan has checked these bytes.
+            let raw = self.bytes.get(at + 1..end).unwrap_or_default();
+            unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
+            self.names
+                .insert(self.bytes, (at + 1, end), Some(self.scratch.as_bytes()))
+        } else {
+            self.names.insert(self.bytes, (at + 1, end), None)
+        }
     }
 
     #[inline(always)]
@@ -702,7 +839,7 @@ pub(super) fn no_byte_order_mark(input: &[u8]) -> Result<(), Error> {
 /// The offset of the first byte at or after `pos` that is not whitespace (`spec/json.md`
 /// §2), and that byte.
 #[inline(always)]
-fn skip_space(bytes: &[u8], pos: usize) -> (usize, Option<u8>) {
+pub(super) fn skip_space(bytes: &[u8], pos: usize) -> (usize, Option<u8>) {
     // Compact documents have no whitespace between tokens: one comparison decides, and
     // the loop stays out of line.
     match bytes.get(pos) {

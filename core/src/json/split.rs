@@ -1,0 +1,698 @@
+//! Validation on two workers (`spec/json.md` §10).
+//!
+//! The first worker reads the document from its start ([`Prefix`]) and pauses at a comma;
+//! the second reads from that comma to the end ([`Suffix`]) without knowing what encloses
+//! it, so it records what only the first can check: the kinds of the containers it closes
+//! without having opened them, the names it adds to those objects, and how deep it goes
+//! below each. [`Prefix::finish`] checks that record against its own state and accepts it,
+//! or reads on by itself, so the verdict is always [`super::validate_keyed`]'s, error and
+//! offset included. [`Meeting`] lets the workers agree on the comma while the first is
+//! already reading. Nothing here starts a thread: a caller runs [`Meeting::read_prefix`]
+//! and [`Meeting::read_suffix`] on two (or one after the other), then joins them.
+
+use super::Limits;
+use super::error::{Error, Reason};
+use super::tokenizer::{Parser, Sink, Str, Token, no_byte_order_mark, skip_space};
+use super::utf8;
+use crate::join::Join;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// A member name the second worker read in a floor object (§10.3): its quotes' offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FloorName {
+    at: usize,
+    end: usize,
+    escaped: bool,
+}
+
+/// A floor container (§10.3): one the second worker closed without having opened it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Level {
+    /// The kind the second worker read it as.
+    object: bool,
+    /// Its names are `names[previous level's names_end..names_end]`.
+    names_end: usize,
+    /// The most containers open inside it at once.
+    deepest: usize,
+}
+
+/// What the second worker read from its start to the end of the input (§10.3), accepted
+/// only by a first worker paused at the same comma in the state it implies (§10.4).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Suffix {
+    start: usize,
+    levels: Vec<Level>,
+    names: Vec<FloorName>,
+}
+
+/// Counts the containers opened inside a floor container and keeps the names read in it.
+struct FloorSink<'n> {
+    depth: usize,
+    deepest: usize,
+    names: &'n mut Vec<FloorName>,
+}
+
+impl<'a> Sink<'a> for FloorSink<'_> {
+    #[inline(always)]
+    fn open(&mut self, _: usize, _: bool) {
+        self.depth = self.depth.saturating_add(1);
+        self.deepest = self.deepest.max(self.depth);
+    }
+
+    #[inline(always)]
+    fn close(&mut self, _: usize) {
+        // The floor container's own close comes at depth 0.
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    #[inline(always)]
+    fn name(&mut self, at: usize, name: Str<'a>) {
+        if self.depth == 0 {
+            self.names.push(FloorName {
+                at,
+                end: name.end(),
+                escaped: name.has_escapes(),
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn scalar(&mut self, _: usize, _: Token<'a>) {}
+}
+
+impl Suffix {
+    /// Reads `input` from the comma at `start` to its end as the second worker (§10.3):
+    /// every rule of `spec/json.md` but those that depend on what came before `start`.
+    /// `None` when it finds any problem, or when `start` is not a comma: the first worker
+    /// then reads on by itself and finds it.
+    pub fn read(input: &[u8], start: usize, limits: Limits, key: [u64; 2]) -> Option<Suffix> {
+        let mut parser = Parser::floor_reader(input, limits, key).ok()?;
+        let mut levels = Vec::new();
+        let mut names = Vec::new();
+        let mut pos = start;
+        if input.get(start) != Some(&b',') {
+            return None;
+        }
+        loop {
+            let (at, next) = skip_space(input, pos);
+            // §10.3: after a value in a floor container, a comma tells its kind by what
+            // follows it; a bracket closes the next floor container straight away.
+            let object = match next {
+                None => break,
+                Some(b']' | b'}') => {
+                    levels.push(Level {
+                        object: next == Some(b'}'),
+                        names_end: names.len(),
+                        deepest: 0,
+                    });
+                    pos = at.saturating_add(1);
+                    continue;
+                }
+                Some(b',') => parser.member_follows(at).ok()?,
+                Some(_) => return None,
+            };
+            parser.enter_floor(at, object).ok()?;
+            let mut sink = FloorSink {
+                depth: 0,
+                deepest: 0,
+                names: &mut names,
+            };
+            parser.read_into(&mut sink).ok()?;
+            let deepest = sink.deepest;
+            levels.push(Level {
+                object,
+                names_end: names.len(),
+                deepest,
+            });
+            pos = parser.position();
+        }
+        Some(Suffix { start, levels, names })
+    }
+
+    /// The join (§10.4): `None` unless `parser` is paused at this suffix's comma with
+    /// exactly the containers it closes, of the kinds it read, and room for its depth; then
+    /// the names it read are added to those objects in document order, and the result is
+    /// the document's: `Ok`, or the first name that repeats one the first worker read.
+    fn join(&self, parser: &mut Parser<'_>) -> Option<Result<(), Error>> {
+        if parser.paused() != Some(self.start) {
+            return None;
+        }
+        let kinds = parser.open_kinds();
+        let depth = kinds.len();
+        if self.levels.len() != depth {
+            return None;
+        }
+        for (k, (level, &object)) in self.levels.iter().zip(kinds.iter().rev()).enumerate() {
+            let room = depth.saturating_sub(k).saturating_add(level.deepest) <= parser.max_depth();
+            if level.object != object || !room {
+                return None;
+            }
+        }
+        // Every check but the names' passed: the rest is the sequential read's, in order.
+        let mut from = 0;
+        for level in &self.levels {
+            for n in self.names.get(from..level.names_end).unwrap_or_default() {
+                if !parser.replay_name(n.at, n.end, n.escaped) {
+                    return Some(Err(Error::new(Reason::DuplicateName, n.at)));
+                }
+            }
+            from = level.names_end;
+            parser.replay_close();
+        }
+        Some(Ok(()))
+    }
+}
+
+/// How far [`Prefix::read_until`] got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Paused at the comma at this offset, after a value (§10.2).
+    Paused(usize),
+    /// The read is over; [`Prefix::finish`] returns its result.
+    Done,
+}
+
+/// The first worker's read: boxed while it runs, since it is large and there is one per
+/// document.
+enum Read<'a> {
+    Reading(Box<Parser<'a>>),
+    Done(Result<(), Error>),
+}
+
+/// The first worker (§10.2): the sequential read of [`super::validate_keyed`], which can
+/// pause at a comma and then take the second worker's [`Suffix`] for the rest.
+pub struct Prefix<'a> {
+    input: &'a [u8],
+    read: Read<'a>,
+}
+
+impl core::fmt::Debug for Prefix<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let state = self.paused().map_or(Progress::Done, Progress::Paused);
+        f.debug_struct("Prefix")
+            .field("len", &self.input.len())
+            .field("state", &state)
+            .finish()
+    }
+}
+
+/// [`super::validate_keyed`]'s precedence on a rejected input (§1.1): an ill-formed UTF-8
+/// sequence anywhere wins.
+fn settle(input: &[u8], read: Result<(), Error>) -> Result<(), Error> {
+    read.map_err(|e| utf8::validate(input).err().unwrap_or(e))
+}
+
+impl<'a> Prefix<'a> {
+    /// A first worker before its first byte: the size limit (§6) and the byte-order mark
+    /// (§1.2) are checked here, as [`super::validate_keyed`] checks them.
+    pub fn new(input: &'a [u8], limits: Limits, key: [u64; 2]) -> Prefix<'a> {
+        let read = match Parser::deferred_utf8(input, limits) {
+            Err(e) => Read::Done(Err(e)),
+            Ok(parser) => match no_byte_order_mark(input) {
+                Err(e) => Read::Done(settle(input, Err(e))),
+                Ok(()) => Read::Reading(Box::new(parser.with_hash_key(key))),
+            },
+        };
+        Prefix { input, read }
+    }
+
+    /// Reads on until the first comma after a value at or after `target` (§10.2), or to
+    /// the end of the document or its first problem.
+    pub fn read_until(&mut self, target: usize) -> Progress {
+        let Read::Reading(parser) = &mut self.read else {
+            return Progress::Done;
+        };
+        parser.pause_at(target);
+        let read = parser.read_into(&mut ());
+        if let (Ok(()), Some(at)) = (read, parser.paused()) {
+            return Progress::Paused(at);
+        }
+        self.read = Read::Done(settle(self.input, read));
+        Progress::Done
+    }
+
+    /// The comma this read is paused at, if it is (§10.2).
+    pub fn paused(&self) -> Option<usize> {
+        match &self.read {
+            Read::Reading(parser) => parser.paused(),
+            Read::Done(_) => None,
+        }
+    }
+
+    /// The document's verdict (§10.4): the suffix's, when it starts where this read is
+    /// paused and agrees with its state; otherwise this read's own, reading on to the end.
+    pub fn finish(self, suffix: Option<&Suffix>) -> Result<(), Error> {
+        let mut parser = match self.read {
+            Read::Done(result) => return result,
+            Read::Reading(parser) => parser,
+        };
+        if let Some(joined) = suffix.and_then(|s| s.join(&mut parser)) {
+            return settle(self.input, joined);
+        }
+        parser.pause_at(usize::MAX);
+        let read = parser.read_into(&mut ());
+        settle(self.input, read)
+    }
+}
+
+/// How far past `near` [`guess`] looks for a comma.
+const SEARCH: usize = 64 * 1024;
+
+/// Where a second worker may start near `near` (§10.3): the first comma at or after it
+/// (within 64 KiB) that looks like it follows a value and precedes a name or value. It is
+/// only a guess (inside a string it would be wrong); the join finds out (§10.4).
+pub fn guess(input: &[u8], near: usize) -> Option<usize> {
+    let window = input.get(near..)?;
+    let window = window.get(..SEARCH.min(window.len()))?;
+    window
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b',')
+        .map(|(i, _)| near.saturating_add(i))
+        .find(|&comma| {
+            ends_value(last_before(input, comma)) && starts_value(skip_space(input, comma.saturating_add(1)).1)
+        })
+}
+
+/// The last byte before `at` that is not whitespace.
+fn last_before(input: &[u8], at: usize) -> Option<u8> {
+    input
+        .get(..at)?
+        .iter()
+        .rev()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+fn ends_value(b: Option<u8>) -> bool {
+    matches!(b, Some(b'"' | b'}' | b']' | b'0'..=b'9' | b'e' | b'l'))
+}
+
+fn starts_value(b: Option<u8>) -> bool {
+    matches!(b, Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'))
+}
+
+/// [`super::validate_keyed`] read as two workers in turn, the second starting at the comma
+/// at `start` (§10): the same verdict for every `start`. Tests and fuzz targets use it.
+pub fn validate_split(input: &[u8], limits: Limits, key: [u64; 2], start: usize) -> Result<(), Error> {
+    let suffix = Suffix::read(input, start, limits, key);
+    let mut prefix = Prefix::new(input, limits, key);
+    prefix.read_until(start);
+    prefix.finish(suffix.as_ref())
+}
+
+/// How often a first worker of [`validate_with`] looks whether the second has claimed the
+/// rest, and the least a second worker leaves it: 1 MiB.
+pub const CHUNK: usize = 1 << 20;
+
+/// [`super::validate_keyed`] through `join` (§10.5): on two workers when the join's
+/// halves run at the same time and the input is at least twice [`CHUNK`], else in one read.
+/// The verdict is the same either way (§10.1).
+pub fn validate_with(join: &impl Join, input: &[u8], limits: Limits, key: [u64; 2]) -> Result<(), Error> {
+    if !join.parallel() || input.len() < 2 * CHUNK {
+        return super::validate_keyed(input, limits, key);
+    }
+    let meeting = Meeting::new(CHUNK);
+    let (first, second) = join.join(
+        || meeting.read_prefix(input, limits, key),
+        || meeting.read_suffix(input, limits, key),
+    );
+    first.finish(second.as_ref())
+}
+
+/// The meeting's state (§10.5), in one word: a tag in the low two bits, an offset above.
+const IDLE: usize = 0;
+const DONE: usize = 1;
+const OFFERED: usize = 2;
+const CLAIMED: usize = 3;
+
+fn encode(tag: usize, at: usize) -> Option<usize> {
+    at.checked_mul(4)?.checked_add(tag)
+}
+
+/// Where two workers agree on the second one's start while the first reads (§10.5). The
+/// first offers how far it will read before it looks again; the second, once free, claims
+/// a comma beyond that, halfway to the end, and reads from there.
+#[derive(Debug)]
+pub struct Meeting {
+    state: AtomicUsize,
+    chunk: usize,
+}
+
+/// What the first worker knows of the meeting.
+#[derive(Clone, Copy)]
+enum Side {
+    /// It offered the value stored in the meeting.
+    Offered(usize),
+    /// The second worker claimed the comma at this offset.
+    Claimed(usize),
+    /// It reads alone to the end.
+    Alone,
+}
+
+impl Meeting {
+    /// A meeting whose first worker looks again every `chunk` bytes, and whose second
+    /// worker claims nothing when less than `chunk` bytes are left beyond the first's
+    /// offer. 1 MiB is what `modelgate-io` uses.
+    pub const fn new(chunk: usize) -> Meeting {
+        Meeting {
+            state: AtomicUsize::new(IDLE),
+            chunk: if chunk == 0 { 1 } else { chunk },
+        }
+    }
+
+    /// The first worker: reads `input` from its start until it has ended, or until it is
+    /// paused at the comma the second worker claimed. Pass what it returns to
+    /// [`Prefix::finish`] with the second worker's [`Meeting::read_suffix`].
+    pub fn read_prefix<'a>(&self, input: &'a [u8], limits: Limits, key: [u64; 2]) -> Prefix<'a> {
+        let mut prefix = Prefix::new(input, limits, key);
+        let mut target = self.chunk;
+        let mut side = self.offer(IDLE, target, 0);
+        loop {
+            let until = match side {
+                Side::Offered(_) => target,
+                Side::Claimed(start) => start,
+                Side::Alone => usize::MAX,
+            };
+            match (prefix.read_until(until), side) {
+                (Progress::Done, Side::Offered(now)) => {
+                    // Too late for a claim now (a failed exchange means one came: unused).
+                    let _ = self
+                        .state
+                        .compare_exchange(now, DONE, Ordering::AcqRel, Ordering::Acquire);
+                    return prefix;
+                }
+                (Progress::Done, _) => return prefix,
+                (Progress::Paused(at), Side::Claimed(start)) if at == start => return prefix,
+                // Past the claimed comma without pausing there: not a comma after a value.
+                (Progress::Paused(_), Side::Claimed(_) | Side::Alone) => side = Side::Alone,
+                (Progress::Paused(at), Side::Offered(now)) => {
+                    target = at.saturating_add(self.chunk);
+                    side = self.offer(now, target, at);
+                    if let Side::Claimed(start) = side
+                        && start == at
+                    {
+                        return prefix;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replaces the first worker's offer `now` with one up to `target`, unless the second
+    /// worker has claimed a comma, which the first (paused at `at`) reads up to if it is
+    /// still ahead.
+    fn offer(&self, now: usize, target: usize, at: usize) -> Side {
+        let Some(next) = encode(OFFERED, target) else {
+            let _ = self
+                .state
+                .compare_exchange(now, DONE, Ordering::AcqRel, Ordering::Acquire);
+            return Side::Alone;
+        };
+        match self
+            .state
+            .compare_exchange(now, next, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Side::Offered(next),
+            Err(seen) if seen & 3 == CLAIMED && seen >> 2 >= at => Side::Claimed(seen >> 2),
+            Err(_) => Side::Alone,
+        }
+    }
+
+    /// The second worker: claims a comma halfway between the first worker's offer and the
+    /// end, and reads from it ([`Suffix::read`]). `None` when the first has finished, too
+    /// little is left, or no comma was found.
+    pub fn read_suffix(&self, input: &[u8], limits: Limits, key: [u64; 2]) -> Option<Suffix> {
+        let mut now = self.state.load(Ordering::Acquire);
+        loop {
+            let offered = match now & 3 {
+                IDLE => 0,
+                OFFERED => now >> 2,
+                _ => return None,
+            };
+            let rest = input.len().checked_sub(offered)?;
+            if rest < self.chunk.saturating_mul(2) {
+                return None;
+            }
+            let start = guess(input, offered.saturating_add(rest / 2))?;
+            let claim = encode(CLAIMED, start)?;
+            match self
+                .state
+                .compare_exchange(now, claim, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Suffix::read(input, start, limits, key),
+                Err(seen) => now = seen,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::validate_keyed;
+    use crate::test_docs::{Choose, Rng};
+    use alloc::format;
+    use alloc::string::String;
+
+    const KEY: [u64; 2] = [0x1234, 0x5678];
+
+    fn limits(max_depth: usize) -> Limits {
+        Limits {
+            max_bytes: 1 << 20,
+            max_depth,
+        }
+    }
+
+    /// Whether the second worker's read from `start` is joined (`Some`) rather than left
+    /// for the first worker to redo, and what the join gives.
+    fn joined(input: &[u8], limits: Limits, start: usize) -> Option<Result<(), Error>> {
+        let suffix = Suffix::read(input, start, limits, KEY)?;
+        let Read::Reading(mut parser) = Prefix::new(input, limits, KEY).read else {
+            return None;
+        };
+        parser.pause_at(start);
+        parser.read_into(&mut ()).ok()?;
+        suffix.join(&mut parser)
+    }
+
+    /// §10.1 at every offset: the verdict of the split read is the sequential one, error
+    /// and offset included, wherever the second worker starts.
+    fn same_at_every_offset(doc: &[u8], limits: Limits) -> usize {
+        let whole = validate_keyed(doc, limits, KEY);
+        let mut joins = 0;
+        for start in 0..=doc.len() {
+            let split = validate_split(doc, limits, KEY, start);
+            assert_eq!(split, whole, "{:?} split at {start}", String::from_utf8_lossy(doc));
+            if let Some(j) = joined(doc, limits, start) {
+                assert_eq!(j, whole, "join of {:?} at {start}", String::from_utf8_lossy(doc));
+                joins += 1;
+            }
+        }
+        joins
+    }
+
+    /// The documents of the rules a split crosses: a name repeated on either side, the
+    /// depth limit reached after it, kinds closed in the wrong order, the end of the
+    /// document, strings holding what looks like a comma after a value, escapes, UTF-8.
+    const DOCS: [&str; 30] = [
+        r#"{"a":1,"b":[1,2,{"c":3,"d":[]}],"e":{"f":{"g":[[],[[]]]},"h":"x"},"i":null}"#,
+        r#"[1,2,3,[4,5,[6,7]],{"a":[8,9]},10]"#,
+        r#"{"a":1,"b":2,"a":3}"#,
+        r#"{"a":{"x":1,"y":2},"b":{"x":1,"x":2}}"#,
+        r#"{"a\u0062":1,"c":2,"ab":3}"#,
+        r#"{"ab":1,"c":2,"a\u0062":3}"#,
+        r#"[[[[1]],[[2]]],[[[3,[4]]]]]"#,
+        r#"{"a":[1,2],"b":[3}"#,
+        r#"[{"a":1},{"b":2]}"#,
+        r#"[1,2,3] [4]"#,
+        r#"[1,2,3],4"#,
+        r#"[1,2,3"#,
+        r#"{"a":1,"b":2"#,
+        r#"["x,\"y",{"s":"},{\"t\":1"},"},{",2]"#,
+        r#"{"k":"a, \"b\":1","l":[",{"]}"#,
+        " [ 1 , { \"a\" : [ 2 , 3 ] , \"b\" : 4 } , 5 ] ",
+        "{\"a\":1,\"b\":\"\u{e9}\u{1F600}\",\"c\":[\"\u{2603}\"]}",
+        "[1,\"\u{FDD0}\",2]",
+        r#"[1,"\uD800",2]"#,
+        r#"[1,"\u00e9\uD83D\uDE00",{"\u0000":1,"\u0000":2}]"#,
+        r#"[1,tru,2]"#,
+        r#"[1,01,2]"#,
+        r#"{"a":1,,"b":2}"#,
+        r#"[1,2,]"#,
+        r#"{"a":1,2]"#,
+        r#"[1,"a":2}"#,
+        r#"[[1,2]"#,
+        r#"{"a":{"b":1,"c":2}"#,
+        r#"[{"a":1,"b":2}]]"#,
+        r#"[{"a":1,"b":2}],"c":3}"#,
+    ];
+
+    #[test]
+    fn every_split_of_every_document_gives_the_sequential_verdict() {
+        let mut joins = 0;
+        for doc in DOCS {
+            for depth in [1, 2, 3, 4, 1024] {
+                joins += same_at_every_offset(doc.as_bytes(), limits(depth));
+            }
+        }
+        assert!(joins > 100, "the split reads were joined {joins} times");
+    }
+
+    /// Bytes no string scan reaches: ill-formed UTF-8 between tokens, after the split or
+    /// before it, wins over every other problem (§1.1), and so do the mark and the size.
+    #[test]
+    fn encoding_errors_and_limits_win_on_either_side_of_the_split() {
+        let docs: [&[u8]; 5] = [
+            b"[1,2,\xff,3]",
+            b"[1,\"a\xc3\",2,3]",
+            b"[1,2,3,4]\xc3",
+            b"\xEF\xBB\xBF[1,2,3]",
+            b"[1,{\"a\":1,\"a\":2},\"\xed\xa0\x80\"]",
+        ];
+        for doc in docs {
+            same_at_every_offset(doc, limits(8));
+        }
+        let small = Limits {
+            max_bytes: 4,
+            max_depth: 8,
+        };
+        same_at_every_offset(b"[1,2,3]", small);
+    }
+
+    /// A valid document's split read is joined at every comma after a value, and at no
+    /// other offset (§10.4).
+    #[test]
+    fn a_valid_document_is_joined_exactly_at_its_commas_after_values() {
+        let doc = br#"{"a":[1,"x,y",{"b":2}],"c":{"d":[3,4]},"e":5}"#;
+        let commas: Vec<usize> = (0..doc.len())
+            .filter(|&i| joined(doc, limits(16), i).is_some())
+            .collect();
+        // Not the comma inside "x,y".
+        assert_eq!(commas, [7, 13, 22, 34, 38]);
+    }
+
+    /// A random document of nested objects and arrays, sometimes with a repeated name, an
+    /// escaped name or a misplaced byte.
+    fn random_doc(rng: &mut Rng, depth: usize) -> String {
+        let names = ["a", "a\\u0062", "ab", "\\u0061"];
+        match rng.below(if depth == 0 { 3 } else { 8 }) {
+            0 => format!("{}", rng.below(1000)),
+            1 => String::from(rng.pick(&["\"s\"", "\"x,\\\"y\"", "true", "null", "\"},{\""])),
+            2 if rng.one_in(150) => String::from(rng.pick(&["]", "}", ",", "tru", "\"\\uDC00\""])),
+            2 => String::from("[]"),
+            3 | 4 => {
+                let items: Vec<String> = (0..rng.below(6)).map(|_| random_doc(rng, depth - 1)).collect();
+                format!("[{}]", items.join(","))
+            }
+            _ => {
+                let members: Vec<String> = (0..rng.below(6))
+                    .map(|_| {
+                        let name = match rng.one_in(8) {
+                            true => String::from(rng.pick(&names)),
+                            false => format!("n{}", rng.below(40)),
+                        };
+                        format!("\"{name}\":{}", random_doc(rng, depth - 1))
+                    })
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }
+        }
+    }
+
+    #[test]
+    fn random_documents_split_anywhere_give_the_sequential_verdict() {
+        let mut rng = Rng(0x5b11_7000);
+        let (mut valid, mut joins) = (0, 0);
+        for _ in 0..400 {
+            let doc = random_doc(&mut rng, 5);
+            let depth = if rng.one_in(2) { 1024 } else { 2 + rng.below(5) };
+            valid += usize::from(validate_keyed(doc.as_bytes(), limits(depth), KEY).is_ok());
+            joins += same_at_every_offset(doc.as_bytes(), limits(depth));
+        }
+        assert!(valid > 40 && joins > 1000, "{valid} valid documents, {joins} joins");
+    }
+
+    /// §10.5 with the workers in either order: the second claiming first (so the first
+    /// pauses where it claimed), or the first having finished (so nothing is claimed).
+    #[test]
+    fn the_meeting_gives_the_sequential_verdict_in_either_order() {
+        let mut rng = Rng(0x3ee7);
+        let items: Vec<String> = (0..3000)
+            .map(|_| random_doc(&mut rng, 3))
+            .filter(|item| validate_keyed(item.as_bytes(), limits(7), KEY).is_ok())
+            .collect();
+        let doc = format!("[{}]", items.join(","));
+        let whole = validate_keyed(doc.as_bytes(), limits(8), KEY);
+        for chunk in [1, 64, 1000, 1 << 20] {
+            let meeting = Meeting::new(chunk);
+            let suffix = meeting.read_suffix(doc.as_bytes(), limits(8), KEY);
+            assert_eq!(suffix.is_some(), chunk < doc.len() / 2, "chunk {chunk}");
+            let prefix = meeting.read_prefix(doc.as_bytes(), limits(8), KEY);
+            assert_eq!(prefix.finish(suffix.as_ref()), whole);
+
+            let meeting = Meeting::new(chunk);
+            let prefix = meeting.read_prefix(doc.as_bytes(), limits(8), KEY);
+            assert_eq!(meeting.read_suffix(doc.as_bytes(), limits(8), KEY), None);
+            assert_eq!(prefix.finish(None), whole);
+        }
+    }
+
+    /// §10.5 through a join: two workers (here in turn, the second first) give the one
+    /// read's verdict on a document of several MiB, valid, or with a problem before the
+    /// split, after it, or a name repeated across it.
+    #[test]
+    fn validate_with_a_join_gives_the_sequential_verdict() {
+        use crate::join::{Reversed, Serial};
+        let items: Vec<String> = (0..120_000)
+            .map(|i| format!("{{\"id\":{i},\"v\":[{i},\"x\"]}}"))
+            .collect();
+        let body = items.join(",");
+        assert!(body.len() > 2 * CHUNK);
+        let docs = [
+            format!("{{\"a\":[{body}],\"b\":1}}"),
+            format!("{{\"a\":[{body}],\"a\":1}}"),
+            format!("{{\"a\":[{body},tru],\"b\":1}}"),
+            format!("{{\"a\":[1,,{body}],\"b\":1}}"),
+            format!("{{\"a\":[{body}]]"),
+            format!("[{body}]").replacen("\"x\"", "\"\u{FFFF}\"", 90_000),
+        ];
+        let big = Limits {
+            max_bytes: 16 << 20,
+            max_depth: 8,
+        };
+        for doc in &docs {
+            let whole = validate_keyed(doc.as_bytes(), big, KEY);
+            for parallel in [false, true] {
+                let join = Reversed { parallel };
+                assert_eq!(validate_with(&join, doc.as_bytes(), big, KEY), whole);
+            }
+            assert_eq!(validate_with(&Serial, doc.as_bytes(), big, KEY), whole);
+        }
+        // The valid one is read by two workers meeting halfway (nothing else is checked).
+        let valid = docs[0].as_bytes();
+        assert!(validate_keyed(valid, big, KEY).is_ok());
+        let meeting = Meeting::new(CHUNK);
+        let second = meeting.read_suffix(valid, big, KEY).map(|s| s.start);
+        let first = meeting.read_prefix(valid, big, KEY).paused();
+        assert!(
+            second.is_some_and(|at| at >= valid.len() / 2 && at < valid.len() / 2 + 64),
+            "{second:?} of {}",
+            valid.len()
+        );
+        assert_eq!(first, second);
+    }
+
+    #[test]
+    fn guesses_are_commas_between_a_value_and_the_next() {
+        let doc = br#"{"a":"p,q", "b" : [1 , {"c":2}],"d":3}"#;
+        // Not the comma after `p` (no value ends in `p`).
+        assert_eq!(guess(doc, 0), Some(10));
+        assert_eq!(guess(doc, 11), Some(21));
+        assert_eq!(guess(doc, 22), Some(31));
+        assert_eq!(guess(doc, 32), None);
+        assert_eq!(guess(doc, 1000), None);
+    }
+}

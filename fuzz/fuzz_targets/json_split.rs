@@ -1,0 +1,37 @@
+//! Strict JSON on two workers (`spec/json.md` §10): wherever the second worker starts, at
+//! every comma of the input and at offsets that are not commas, the split read's verdict is
+//! the one read's, error and offset included (§10.1); so is the meeting's, with the second
+//! worker claiming before the first starts and after it has finished (§10.5).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use modelgate_core::json::split::{Meeting, validate_split};
+use modelgate_core::json::{Limits, validate_keyed};
+
+const KEY: [u64; 2] = [0x1234, 0x5678];
+
+fuzz_target!(|data: &[u8]| {
+    // The first byte picks a small depth limit so that the depth rule is crossed too.
+    let (depth, input) = match data.split_first() {
+        Some((d, rest)) => (usize::from(*d % 40), rest),
+        None => (0, data),
+    };
+    let limits = Limits { max_bytes: 1 << 20, max_depth: depth };
+    let whole = validate_keyed(input, limits, KEY);
+    let commas = input.iter().enumerate().filter(|(_, b)| **b == b',').map(|(i, _)| i);
+    // Every comma (up to 256 of them), and a few offsets that are not commas.
+    let others = [0, 1, input.len() / 2, input.len()];
+    for start in commas.take(256).chain(others) {
+        assert_eq!(validate_split(input, limits, KEY, start), whole, "split at {start}");
+    }
+    for chunk in [1, 7, 64] {
+        let meeting = Meeting::new(chunk);
+        let second = meeting.read_suffix(input, limits, KEY);
+        let first = meeting.read_prefix(input, limits, KEY);
+        assert_eq!(first.finish(second.as_ref()), whole, "second worker first, chunk {chunk}");
+        let meeting = Meeting::new(chunk);
+        let first = meeting.read_prefix(input, limits, KEY);
+        assert!(meeting.read_suffix(input, limits, KEY).is_none(), "a claim after the end");
+        assert_eq!(first.finish(None), whole, "first worker alone, chunk {chunk}");
+    }
+});
