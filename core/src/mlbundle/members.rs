@@ -23,13 +23,14 @@
 //! group's two largest whole-member hashes as one task that steps both chains side by side:
 //! the pair read of two stored members, or the pair hash of two members' read bytes.
 
-use super::declaration::check_member;
+use super::declaration::{check_member, check_member_first, check_member_joined, check_member_second};
 use super::error::Error;
 use super::limits::ArchiveLimits;
 use super::names::{ALL, MemberName};
 use crate::digest::lanes::{CompressPair, in_turn, sha256_pair};
 use crate::digest::sha256;
 use crate::join::Join;
+use crate::json::split::{CHUNK, Meeting, Prefix, Suffix};
 use crate::zip::header::STORED;
 use crate::zip::{Archive, Entry, read_member, read_member_with, read_stored_pair, stored_data};
 use alloc::borrow::Cow;
@@ -58,6 +59,10 @@ const INFLATE: u64 = 20;
 const SHA: u64 = 4;
 /// A JSON member's validation.
 const VALIDATE: u64 = 12;
+/// The smallest JSON member whose check two workers share (§12.0, `spec/json.md` §10.5):
+/// twice the [`json::split::CHUNK`](crate::json::split::CHUNK) a second worker leaves the
+/// first at least.
+const SHARED_MIN: u64 = 2 << 20;
 /// SHA-256 in two lanes ([`Join::sha256_pair`]), per byte of each lane: two chains side by
 /// side take about 1.3 times less than one after the other (`cli/benches/HISTORY.md`, "Two
 /// SHA-256 lanes").
@@ -73,6 +78,10 @@ enum Task {
     /// Check the JSON member (§8.1): a stored member's bytes straight from the archive, a
     /// deflated member's from its read.
     Check(MemberName),
+    /// The second worker of the JSON member's check, in the other group (§12.0,
+    /// `spec/json.md` §10.5): once its group's other tasks are done, it reads the rest of
+    /// the member from a comma it claims, unless the check has finished.
+    CheckRest(MemberName),
     /// Read two stored members in one pass, their SHA-256s in two lanes, in the fused plan
     /// of a join that offers them; the first member comes first in the serial order.
     ReadPair(MemberName, MemberName),
@@ -87,8 +96,22 @@ impl Task {
     fn rank(self) -> usize {
         match self {
             Task::Read(n) | Task::Hash(n) | Task::ReadPair(n, _) | Task::HashPair(n, _) => n as usize,
-            Task::Check(n) => ALL.len().saturating_add(n as usize),
+            Task::Check(n) | Task::CheckRest(n) => ALL.len().saturating_add(n as usize),
         }
+    }
+}
+
+impl Plan {
+    /// The member whose check two workers share (§12.0): the one with a
+    /// [`Task::CheckRest`].
+    fn shared(&self) -> Option<MemberName> {
+        let groups = match self {
+            Plan::Fused(g) | Plan::Split(_, g) => g,
+        };
+        groups.iter().flat_map(|g| &g.tasks).find_map(|t| match t {
+            Task::CheckRest(n) => Some(*n),
+            _ => None,
+        })
     }
 }
 
@@ -117,6 +140,10 @@ pub struct Outcomes<'a> {
     reads: [Option<PlannedRead<'a>>; 8],
     hashes: [Option<[u8; 32]>; 8],
     checks: [Option<CheckResult>; 8],
+    /// The shared check's first worker, paused where the second claimed the rest.
+    first: Option<(MemberName, Prefix<'a>)>,
+    /// The shared check's second worker's read of the rest.
+    second: Option<Suffix>,
 }
 
 impl<'a> Outcomes<'a> {
@@ -165,6 +192,19 @@ impl<'a> Outcomes<'a> {
         for (mine, theirs) in self.checks.iter_mut().zip(other.checks) {
             *mine = mine.take().or(theirs);
         }
+        self.first = self.first.take().or(other.first);
+        self.second = self.second.take().or(other.second);
+        self
+    }
+
+    /// Joins the shared check's two workers (`spec/json.md` §10.4) into its result.
+    fn settle(mut self) -> Self {
+        if let Some((name, first)) = self.first.take() {
+            let result = check_member_joined(name, first, self.second.as_ref());
+            if let Some(slot) = self.checks.get_mut(name as usize) {
+                *slot = Some(result);
+            }
+        }
         self
     }
 }
@@ -184,6 +224,9 @@ struct Context<'d, 'c> {
     /// The join's two SHA-256 lanes, or lanes in turn when it offers none (then the plan
     /// holds no pair task).
     pair: CompressPair,
+    /// The member whose check two workers share, if the plan has one, and where they meet.
+    shared: Option<MemberName>,
+    meeting: Meeting,
 }
 
 /// Runs the member work of `archive` (every member but the manifest) in two groups through
@@ -192,16 +235,19 @@ struct Context<'d, 'c> {
 /// buffer, a stored member is read where it lies (§4.1).
 pub fn read_members<'d>(data: &'d [u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes<'d> {
     let lanes = join.sha256_pair();
+    let plan = plan(archive, join.parallel(), lanes.is_some());
     let cx = Context {
         data,
         archive,
         limits,
         failed: AtomicUsize::new(usize::MAX),
         pair: lanes.unwrap_or(in_turn),
+        shared: plan.shared(),
+        meeting: Meeting::new(CHUNK),
     };
     let none = Outcomes::default();
-    match plan(archive, join.parallel(), lanes.is_some()) {
-        Plan::Fused(groups) => run_pair(&cx, &groups, &none, join, true),
+    match plan {
+        Plan::Fused(groups) => run_pair(&cx, &groups, &none, join, true).settle(),
         Plan::Split(reads, rest) => {
             let first = run_pair(&cx, &reads, &none, join, false);
             // A failed read is reported before any hash or check would be needed.
@@ -209,7 +255,7 @@ pub fn read_members<'d>(data: &'d [u8], archive: &Archive, limits: &ArchiveLimit
                 return first;
             }
             let second = run_pair(&cx, &rest, &first, join, false);
-            first.merge(second)
+            first.merge(second).settle()
         }
     }
 }
@@ -263,6 +309,8 @@ fn choose(members: &[(MemberName, u64, bool)], parallel: bool, lanes: bool) -> P
     if !parallel {
         return Plan::Fused(fused);
     }
+    let stored = |n: MemberName| members.iter().any(|m| m.0 == n && m.2);
+    share_check(&mut fused, size, stored);
     let reads = members
         .iter()
         .map(|&(n, size, stored)| (read_cost(size, stored), Task::Read(n), None))
@@ -340,6 +388,31 @@ fn pair_up(
     }
 }
 
+/// Gives the check of the largest `stored` JSON member of at least [`SHARED_MIN`] bytes
+/// a second worker in the other group, which reads the member where it lies too (§12.0,
+/// `spec/json.md` §10.5). The costs stay as they are: where the workers meet is decided
+/// as they run, by which is free first.
+fn share_check(groups: &mut [Group; 2], size: impl Fn(MemberName) -> u64, stored: impl Fn(MemberName) -> bool) {
+    let largest = |g: &Group| {
+        g.tasks
+            .iter()
+            .filter_map(|t| match *t {
+                Task::Check(n) if stored(n) && size(n) >= SHARED_MIN => Some((size(n), n)),
+                _ => None,
+            })
+            .max_by_key(|&(bytes, n)| (bytes, core::cmp::Reverse(n as usize)))
+    };
+    let [a, b] = groups;
+    let (other, name) = match (largest(a), largest(b)) {
+        (Some(x), Some(y)) if y > x => (a, y.1),
+        (Some(x), _) => (b, x.1),
+        (None, Some(y)) => (a, y.1),
+        (None, None) => return,
+    };
+    other.tasks.push(Task::CheckRest(name));
+    other.tasks.sort_by_key(|t| t.rank());
+}
+
 /// A read's cost without its SHA-256.
 fn read_cost(size: u64, stored: bool) -> u64 {
     size.saturating_mul(if stored { STORED_CRC } else { INFLATE })
@@ -394,6 +467,11 @@ fn found_bytes<'o>(out: &'o Outcomes<'_>, prior: &'o Outcomes<'_>, name: MemberN
     out.read_bytes(name).or_else(|| prior.read_bytes(name))
 }
 
+/// A stored member's bytes, where they lie in the archive (§4.1).
+fn stored_bytes<'d>(cx: &Context<'d, '_>, name: MemberName) -> Option<&'d [u8]> {
+    cx.archive.entry(name as usize).and_then(|e| stored_data(cx.data, e))
+}
+
 /// Runs one task into `out`; `Err` holds the rank of the member whose read or check failed
 /// (a pair's second member may fail alone). A task whose member is absent, or whose read
 /// bytes are not there, does nothing.
@@ -435,12 +513,28 @@ fn run_task<'d>(
             }
             Ok(())
         }
+        Task::CheckRest(name) => {
+            if let Some(member) = stored_bytes(cx, name) {
+                out.second = check_member_second(name, member, cx.limits, &cx.meeting);
+            }
+            Ok(())
+        }
         Task::Check(name) => {
-            let stored = cx.archive.entry(name as usize).and_then(|e| stored_data(cx.data, e));
-            let Some(member) = stored.or_else(|| found_bytes(out, prior, name)) else {
-                return Ok(());
+            let stored = stored_bytes(cx, name);
+            let r = if let (Some(member), true) = (stored, cx.shared == Some(name)) {
+                let first = check_member_first(name, member, cx.limits, &cx.meeting);
+                if first.paused().is_some() {
+                    // The second worker has the rest: the result comes when both are done.
+                    out.first = Some((name, first));
+                    return Ok(());
+                }
+                check_member_joined(name, first, None)
+            } else {
+                let Some(member) = stored.or_else(|| found_bytes(out, prior, name)) else {
+                    return Ok(());
+                };
+                check_member(name, member, cx.limits)
             };
-            let r = check_member(name, member, cx.limits);
             let failed = r.is_err();
             if let Some(slot) = out.checks.get_mut(name as usize) {
                 *slot = Some(r);
@@ -565,7 +659,9 @@ mod tests {
                 vec![
                     Task::ReadPair(ModelCbm, Structure),
                     Task::Read(Schema),
-                    Task::Check(Schema)
+                    Task::Check(Schema),
+                    // Once the lanes are done, the rest of structure.json (§12.0).
+                    Task::CheckRest(Structure)
                 ]
             ]
         );
@@ -718,12 +814,44 @@ mod tests {
                             _ => {}
                         }
                     }
+                    // §12.0: a check has a second worker only on two workers, for a stored
+                    // member of at least the shared chunk, in the other group of its join,
+                    // and only one check has.
+                    let rests: Vec<MemberName> = joins
+                        .iter()
+                        .flatten()
+                        .filter_map(|t| match *t {
+                            Task::CheckRest(n) => Some(n),
+                            _ => None,
+                        })
+                        .collect();
+                    assert!(rests.len() <= 1, "{plan:?}");
+                    for &n in &rests {
+                        let size = members.iter().find(|m| m.0 == n).map_or(0, |m| m.1);
+                        assert!(parallel && stored(n) && size >= SHARED_MIN, "{plan:?}");
+                        assert_eq!(plan.shared(), Some(n));
+                        assert!(
+                            groups
+                                .iter()
+                                .any(|g| g.tasks.contains(&Task::Check(n)) && !g.tasks.contains(&Task::CheckRest(n)))
+                        );
+                        assert!(
+                            groups
+                                .iter()
+                                .any(|g| g.tasks.contains(&Task::CheckRest(n)) && !g.tasks.contains(&Task::Check(n)))
+                        );
+                    }
+                    let big_stored_json = members.iter().any(|m| m.0.is_json_member() && m.2 && m.1 >= SHARED_MIN);
+                    if parallel && big_stored_json && matches!(plan, Plan::Fused(_)) {
+                        assert_eq!(rests.len(), 1, "{members:?} {plan:?}");
+                    }
                     // No member of the plan that is not in the bundle.
                     assert!(joins.iter().flatten().all(|t| {
                         let n = match *t {
                             Task::Read(n)
                             | Task::Hash(n)
                             | Task::Check(n)
+                            | Task::CheckRest(n)
                             | Task::ReadPair(n, _)
                             | Task::HashPair(n, _) => n,
                         };

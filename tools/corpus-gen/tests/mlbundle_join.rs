@@ -494,3 +494,62 @@ fn random_bundles_read_the_same_with_and_without_lanes() {
     // The pair tasks ran (and with them the lanes), not only single reads.
     assert!(PAIRS.load(Ordering::Relaxed) > 50, "{PAIRS:?}");
 }
+
+/// A `structure.json` of `trees` trees of nested nodes, 2.5 MiB for 22,000 trees: large
+/// enough that two workers share its check (`spec/mlbundle.md` §12.0, `spec/json.md` §10.5).
+fn forest(trees: usize) -> String {
+    let tree = |i: usize| {
+        format!(
+            r#"{{"split":{i},"gain":0.5,"left":{{"leaf":-1.25,"count":{i}}},"right":{{"split":7,"left":{{"leaf":0.5}},"right":{{"leaf":2}}}}}}"#
+        )
+    };
+    let all: Vec<String> = (0..trees).map(tree).collect();
+    format!(r#"{{"version":1,"trees":[{}],"features":["a","b"]}}"#, all.join(","))
+}
+
+/// A stored `structure.json` large enough for two workers: valid, or broken before or after
+/// where they meet, or with a name repeated across it, alone and with a fault in another
+/// member. Every join, the second worker first among them, reports the serial verdict.
+#[test]
+fn a_large_stored_structure_checked_by_two_workers_reads_the_same_through_every_join() {
+    let good = forest(22_000);
+    assert!(good.len() > 2 << 20, "{}", good.len());
+    let late = good.len() * 3 / 4;
+    let variants = [
+        ("valid", good.clone()),
+        ("early syntax error", good.replacen(r#""gain":0.5"#, r#""gain":.5"#, 1)),
+        (
+            "late syntax error",
+            format!(
+                "{}{}",
+                &good[..late],
+                &good[late..].replacen(r#""leaf":2"#, r#""leaf":02"#, 1)
+            ),
+        ),
+        (
+            "name repeated across the split",
+            good.replacen(r#""features""#, r#""version""#, 1),
+        ),
+        (
+            "late deep nesting",
+            good.replacen(r#"["a","b"]"#, &format!("{}{}", "[".repeat(300), "]".repeat(300)), 1),
+        ),
+        ("unclosed", good[..good.len() - 1].to_string()),
+    ];
+    let mut accepted = 0;
+    for (what, structure) in &variants {
+        for fault in [None, Some(MemberFault::Crc)] {
+            let members = [
+                ("model.cbm", pseudorandom(1 << 20, 0x77), true, fault),
+                ("schema.json", SCHEMA.to_vec(), true, None),
+                ("structure.json", structure.clone().into_bytes(), true, None),
+            ];
+            let bytes = bundle(Recipe::Standalone(MemberName::ModelCbm), &members);
+            let serial = same_everywhere(&bytes, what);
+            accepted += usize::from(serial.is_ok());
+            let expect_ok = *what == "valid" && fault.is_none();
+            assert_eq!(serial.is_ok(), expect_ok, "{what} {fault:?}: {serial:?}");
+        }
+    }
+    assert_eq!(accepted, 1);
+}
