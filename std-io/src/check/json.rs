@@ -3,6 +3,7 @@
 
 use super::{CheckError, Format, read_limited};
 use crate::Progress;
+use crate::threads::Threads;
 use modelgate_core::json::{self, ErrorKind, Limits};
 use std::path::Path;
 
@@ -25,6 +26,8 @@ impl Format for Json {
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let limits = Limits::DEFAULT;
         let bytes = read_limited(path, limits.max_bytes as u64, ErrorKind::LimitExceeded.name())?;
-        json::validate_keyed(&bytes, limits, crate::hash_key()).map_err(|e| CheckError::Rejected(e.rejection()))
+        // On two threads from 2 MiB (`spec/json.md` §10.5), with the one read's verdict.
+        json::split::validate_with(&Threads::DEFAULT, &bytes, limits, crate::hash_key())
+            .map_err(|e| CheckError::Rejected(e.rejection()))
     }
 }

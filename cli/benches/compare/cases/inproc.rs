@@ -9,6 +9,7 @@ use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 use modelgate_core::json;
 use modelgate_core::mlbundle::{ArchiveLimits, read_container};
 use modelgate_io::source::{self, Source};
+use modelgate_io::threads::Threads;
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -160,17 +161,26 @@ pub fn mlbundle_stored(path: &Path, member_bytes: u64) -> Case {
     }
 }
 
-/// Strict validation of the forest JSON against serde_json into `IgnoredAny`.
+/// Strict validation of the forest JSON against serde_json into `IgnoredAny`: on two threads,
+/// as `modelgate check` validates, and on one for reference.
 pub fn json_validate(path: &Path) -> Case {
     let data = Rc::new(read(path));
-    let (a, b) = (Rc::clone(&data), Rc::clone(&data));
+    let (a, b, c) = (Rc::clone(&data), Rc::clone(&data), Rc::clone(&data));
     Case {
         name: "JSON validate",
         bytes: data.len() as u64,
         mem: Mem::Heap,
         imps: vec![
-            Imp::new("modelgate json::validate", move || {
-                in_process(|| json::validate(&a, json::Limits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}"))))
+            // What `modelgate check` runs on a JSON file (`spec/json.md` §10.5).
+            Imp::new("modelgate json::split::validate_with, 2 threads", move || {
+                in_process(|| {
+                    let limits = json::Limits::DEFAULT;
+                    json::split::validate_with(&Threads::DEFAULT, &a, limits, json::DEFAULT_HASH_KEY)
+                        .unwrap_or_else(|e| fail(&format!("{e:?}")))
+                })
+            }),
+            Imp::new("reference: modelgate json::validate, 1 thread", move || {
+                in_process(|| json::validate(&c, json::Limits::DEFAULT).unwrap_or_else(|e| fail(&format!("{e:?}"))))
             }),
             Imp::new("serde_json IgnoredAny", move || {
                 in_process(|| {
