@@ -6,11 +6,13 @@
 //! - an MPK package's JSON files other than the contract and the pipeline are checked
 //!   without a value (`spec/mpk.md` §3.3.1);
 //! - validating one object of 1 M members holds the duplicate table's name ranges and
-//!   8-byte slots, under 60 bytes per member (`spec/json.md` §5);
+//!   8-byte slots, under 60 bytes per member (`spec/json.md` §5), and on two workers the
+//!   second's record of 8 bytes a name besides (§10);
 //! - an mlbundle's `schema.json` and `samples.json` are validated and their contracts
 //!   checked over their tokens (`spec/mlbundle.md` §8.1).
 
 use modelgate_core::gzip::write_gzip;
+use modelgate_core::join::Reversed;
 use modelgate_core::json::{self, Node, Value};
 use modelgate_core::mlbundle::{self, ArchiveLimits, MemberName, Recipe, read_container, write_container};
 use modelgate_core::mpk::pipeline::read_pipelines;
@@ -178,6 +180,18 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     assert!(
         peak < 26 * members.len(),
         "validate peak {peak} for {} members",
+        members.len()
+    );
+    // spec/json.md §10: on two workers (here in turn, the second first) the second's record
+    // adds 8 bytes for each name it read in the object, and its own table while it reads.
+    let (checked, peak) = common::peak_of(|| {
+        let join = Reversed { parallel: true };
+        json::split::validate_with(&join, text.as_bytes(), json::Limits::DEFAULT, KEY)
+    });
+    checked.unwrap();
+    assert!(
+        peak < 31 * members.len(),
+        "two-worker peak {peak} for {} members",
         members.len()
     );
 

@@ -19,12 +19,12 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-/// A member name the second worker read in a floor object (§10.3): its quotes' offsets.
+/// A member name the second worker read in a floor object (§10.3): its quotes' offsets,
+/// 32 bits each (inputs are shorter than 4 GiB, §6), so that the record costs 8 bytes a name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct FloorName {
-    at: usize,
-    end: usize,
-    escaped: bool,
+    at: u32,
+    end: u32,
 }
 
 /// A floor container (§10.3): one the second worker closed without having opened it.
@@ -52,6 +52,8 @@ struct FloorSink<'n> {
     depth: usize,
     deepest: usize,
     names: &'n mut Vec<FloorName>,
+    /// Set if an offset did not fit 32 bits (it cannot, §6): the record is then given up.
+    overflow: bool,
 }
 
 impl<'a> Sink<'a> for FloorSink<'_> {
@@ -70,11 +72,10 @@ impl<'a> Sink<'a> for FloorSink<'_> {
     #[inline(always)]
     fn name(&mut self, at: usize, name: Str<'a>) {
         if self.depth == 0 {
-            self.names.push(FloorName {
-                at,
-                end: name.end(),
-                escaped: name.has_escapes(),
-            });
+            match (u32::try_from(at), u32::try_from(name.end())) {
+                (Ok(at), Ok(end)) => self.names.push(FloorName { at, end }),
+                _ => self.overflow = true,
+            }
         }
     }
 
@@ -118,8 +119,12 @@ impl Suffix {
                 depth: 0,
                 deepest: 0,
                 names: &mut names,
+                overflow: false,
             };
             parser.read_into(&mut sink).ok()?;
+            if sink.overflow {
+                return None;
+            }
             let deepest = sink.deepest;
             levels.push(Level {
                 object,
@@ -136,7 +141,7 @@ impl Suffix {
     /// the names it read are added to those objects in document order, and the result is
     /// the document's: `Ok`, or the first name that repeats one the first worker read.
     fn join(&self, parser: &mut Parser<'_>) -> Option<Result<(), Error>> {
-        if parser.paused() != Some(self.start) {
+        if parser.paused() != Some(self.start) || usize::BITS < u32::BITS {
             return None;
         }
         let kinds = parser.open_kinds();
@@ -154,8 +159,9 @@ impl Suffix {
         let mut from = 0;
         for level in &self.levels {
             for n in self.names.get(from..level.names_end).unwrap_or_default() {
-                if !parser.replay_name(n.at, n.end, n.escaped) {
-                    return Some(Err(Error::new(Reason::DuplicateName, n.at)));
+                let (at, end) = (widen(n.at), widen(n.end));
+                if !parser.replay_name(at, end) {
+                    return Some(Err(Error::new(Reason::DuplicateName, at)));
                 }
             }
             from = level.names_end;
@@ -163,6 +169,11 @@ impl Suffix {
         }
         Some(Ok(()))
     }
+}
+
+/// A recorded offset as a `usize`, which [`Suffix::join`] has checked holds 32 bits.
+fn widen(offset: u32) -> usize {
+    usize::try_from(offset).unwrap_or(usize::MAX)
 }
 
 /// How far [`Prefix::read_until`] got.

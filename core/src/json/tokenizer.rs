@@ -517,9 +517,10 @@ impl<'a> Parser<'a> {
         self.max_depth
     }
 
-    /// Adds a name the second worker read in the innermost object (§10.4); false when the
-    /// object already has it.
-    pub(super) fn replay_name(&mut self, at: usize, end: usize, escaped: bool) -> bool {
+    /// Adds a name the second worker read in the innermost object, its quotes at `at` and
+    /// `end` (§10.4); false when the object already has it.
+    pub(super) fn replay_name(&mut self, at: usize, end: usize) -> bool {
+        let escaped = self.bytes.get(at..end).is_some_and(|raw| raw.contains(&b'\\'));
         self.insert_name(at, end, escaped)
     }
 
