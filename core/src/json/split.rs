@@ -552,6 +552,28 @@ mod tests {
         assert!(joins > 100, "the split reads were joined {joins} times");
     }
 
+    /// An object past the 16 names it compares directly (§5: it then hashes them), with
+    /// names on both sides of every split, repeated in plain and escaped form, or not.
+    #[test]
+    fn names_of_a_hashed_object_on_both_sides_of_the_split() {
+        let members: Vec<String> = (0..24).map(|i| format!("\"m{i}\":[{i}]")).collect();
+        let body = members.join(",");
+        let mut joins = 0;
+        for tail in [
+            "",
+            r#","m3":1"#,
+            r#","m\u0033":1"#,
+            r#","m23":{"m23":1}"#,
+            r#","\u006d7":2"#,
+        ] {
+            let doc = format!("{{{body}{tail}}}");
+            joins += same_at_every_offset(doc.as_bytes(), limits(4));
+        }
+        // Joined at every comma but those before both of two equal names, which the second
+        // worker finds itself (and gives up).
+        assert_eq!(joins, 23 + 21 + 21 + 1 + 17);
+    }
+
     /// Bytes no string scan reaches: ill-formed UTF-8 between tokens, after the split or
     /// before it, wins over every other problem (§1.1), and so do the mark and the size.
     #[test]
