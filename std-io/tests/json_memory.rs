@@ -194,6 +194,21 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         "two-worker peak {peak} for {} members",
         members.len()
     );
+    // §10.4: the second worker keeps no more floor containers than the depth limit allows,
+    // however many closing brackets follow where it starts (24 bytes each, 96 MB here, before
+    // it stopped at the limit).
+    let text = format!("[0{}{}", ",0".repeat(3 << 20), "]".repeat(4 << 20));
+    let whole = json::validate_keyed(text.as_bytes(), json::Limits::DEFAULT, KEY);
+    let (checked, peak) = common::peak_of(|| {
+        let join = Reversed { parallel: true };
+        json::split::validate_with(&join, text.as_bytes(), json::Limits::DEFAULT, KEY)
+    });
+    assert_eq!(checked, whole);
+    assert!(
+        peak < (1 << 20),
+        "two-worker peak {peak} for {} closing brackets",
+        4 << 20
+    );
 
     // spec/mlbundle.md §8.1: a 15.6 MB samples.json of 2.6 M two-cell rows (some 450 MB as
     // a value) costs its inflated member and little more. With its last row one cell short

@@ -42,6 +42,9 @@ struct Level {
 /// only by a first worker paused at the same comma in the state it implies (§10.4).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Suffix {
+    /// Where the input it read lies and its length: a suffix joins only a first worker
+    /// reading the same bytes.
+    input: (usize, usize),
     start: usize,
     levels: Vec<Level>,
     names: Vec<FloorName>,
@@ -98,6 +101,14 @@ impl Suffix {
         }
         loop {
             let (at, next) = skip_space(input, pos);
+            if next.is_none() {
+                break;
+            }
+            // §10.4: a record of more floor containers than the depth limit can never be
+            // joined, so it is not kept: its memory stays bounded by the limit, not the input.
+            if levels.len() >= limits.max_depth {
+                return None;
+            }
             // §10.3: after a value in a floor container, a comma tells its kind by what
             // follows it; a bracket closes the next floor container straight away.
             let object = match next {
@@ -133,7 +144,12 @@ impl Suffix {
             });
             pos = parser.position();
         }
-        Some(Suffix { start, levels, names })
+        Some(Suffix {
+            input: (input.as_ptr().addr(), input.len()),
+            start,
+            levels,
+            names,
+        })
     }
 
     /// The join (§10.4): `None` unless `parser` is paused at this suffix's comma with
@@ -141,7 +157,9 @@ impl Suffix {
     /// the names it read are added to those objects in document order, and the result is
     /// the document's: `Ok`, or the first name that repeats one the first worker read.
     fn join(&self, parser: &mut Parser<'_>) -> Option<Result<(), Error>> {
-        if parser.paused() != Some(self.start) || usize::BITS < u32::BITS {
+        let bytes = parser.input();
+        let same_input = self.input == (bytes.as_ptr().addr(), bytes.len());
+        if !same_input || parser.paused() != Some(self.start) || usize::BITS < u32::BITS {
             return None;
         }
         let kinds = parser.open_kinds();
@@ -282,19 +300,29 @@ pub fn guess(input: &[u8], near: usize) -> Option<usize> {
         .enumerate()
         .filter(|&(_, &b)| b == b',')
         .map(|(i, _)| near.saturating_add(i))
-        .find(|&comma| {
-            ends_value(last_before(input, comma)) && starts_value(skip_space(input, comma.saturating_add(1)).1)
-        })
+        .find(|&comma| ends_value(last_before(input, comma)) && starts_value(first_after(input, comma)))
 }
 
-/// The last byte before `at` that is not whitespace.
+fn is_space(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The last byte before `at` that is not whitespace, looking back at most [`SEARCH`] bytes
+/// (so that a retried guess never rescans a long run).
 fn last_before(input: &[u8], at: usize) -> Option<u8> {
-    input
-        .get(..at)?
+    let before = input.get(..at)?;
+    let near = before.get(before.len().saturating_sub(SEARCH)..)?;
+    near.iter().rev().copied().find(|b| !is_space(b))
+}
+
+/// The first byte after `at` that is not whitespace, looking at most [`SEARCH`] bytes on.
+fn first_after(input: &[u8], at: usize) -> Option<u8> {
+    let after = input.get(at.saturating_add(1)..)?;
+    after
+        .get(..SEARCH.min(after.len()))?
         .iter()
-        .rev()
         .copied()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .find(|b| !is_space(b))
 }
 
 fn ends_value(b: Option<u8>) -> bool {
@@ -716,6 +744,49 @@ mod tests {
             valid.len()
         );
         assert_eq!(first, second);
+    }
+
+    /// §10.4: a record can only be joined with as many floor containers as the depth limit
+    /// allows, so the second worker gives up at one more, however many closes follow: its
+    /// memory is bounded by the limit, not by the input.
+    #[test]
+    fn a_record_never_holds_more_floor_containers_than_the_depth_limit() {
+        let deep = "[[[[0,0]]]]";
+        let record = Suffix::read(deep.as_bytes(), 5, limits(4), KEY).map(|s| s.levels.len());
+        assert_eq!(record, Some(4));
+        let closes = format!("{deep}{}", "]".repeat(10_000));
+        assert_eq!(Suffix::read(closes.as_bytes(), 5, limits(4), KEY), None);
+        assert_eq!(Suffix::read(deep.as_bytes(), 5, limits(3), KEY), None);
+        same_at_every_offset(closes.as_bytes(), limits(4));
+    }
+
+    /// A suffix joins only the first worker that reads the very bytes it read: one read from
+    /// other bytes with the same comma and containers is not taken for it.
+    #[test]
+    fn a_suffix_of_other_bytes_is_not_joined() {
+        let (valid, broken) = (b"[1,2,3]".as_slice(), b"[1,2,x]".as_slice());
+        let copy = valid.to_vec();
+        for (first, second) in [(broken, valid), (valid, copy.as_slice())] {
+            let suffix = Suffix::read(second, 2, limits(4), KEY);
+            assert!(suffix.is_some());
+            let mut prefix = Prefix::new(first, limits(4), KEY);
+            assert_eq!(prefix.read_until(2), Progress::Paused(2));
+            let Read::Reading(parser) = &mut prefix.read else {
+                panic!("paused");
+            };
+            assert_eq!(suffix.as_ref().and_then(|s| s.join(parser)), None);
+            assert_eq!(prefix.finish(suffix.as_ref()), validate_keyed(first, limits(4), KEY));
+        }
+    }
+
+    /// A comma is taken for a start only if a value ends within 64 KiB before it and one
+    /// starts within 64 KiB after it, so a retried guess never rescans a long run.
+    #[test]
+    fn guesses_look_at_most_64_kib_around_a_comma() {
+        let far = format!("[1{},{}2]", " ".repeat(SEARCH), " ".repeat(SEARCH));
+        assert_eq!(guess(far.as_bytes(), SEARCH), None);
+        let near = format!("[1{},{}2]", " ".repeat(SEARCH - 1), " ".repeat(SEARCH - 1));
+        assert_eq!(guess(near.as_bytes(), SEARCH), Some(SEARCH + 1));
     }
 
     #[test]

@@ -332,7 +332,9 @@ impl<'a> Parser<'a> {
     fn read_rest<S: Sink<'a>, const PAUSE: bool>(&mut self, sink: &mut S) -> Result<(), Error> {
         // The cursor lives in a local, not in `self.pos`: kept in a register, it does not
         // go through a store and a reload for every token, which is the loop's critical path.
-        // Before the document or after a comma or colon, a value is expected.
+        // Before the document or after a comma or colon, a value is expected. Any other
+        // state comes only from `next_event`, which the rest is read through: it neither
+        // pauses (§10.2) nor stops at a floor (§10.3), so split reads never mix the two.
         if !matches!(self.state, State::Start | State::Value) {
             while let Some(event) = self.next_event()? {
                 sink.event(event);
@@ -465,7 +467,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Where the last [`Parser::read_into`] paused (§10.2): the offset of the comma, after
-    /// a value in the innermost container. `None` once the read has ended or failed.
+    /// a value in the innermost container. `None` once the read has ended or failed. Only
+    /// meaningful for a parser read with `read_into` alone: after a `next_event` the parser
+    /// also rests after a value, without having paused.
     pub(super) fn paused(&self) -> Option<usize> {
         match (self.failed, self.state) {
             (None, State::AfterInArray | State::AfterInObject) => Some(self.pos),
@@ -500,6 +504,11 @@ impl<'a> Parser<'a> {
         }
         let s = self.string(at)?;
         Ok(skip_space(self.bytes, s.end + 1).1 == Some(b':'))
+    }
+
+    /// The input the parser reads.
+    pub(super) fn input(&self) -> &'a [u8] {
+        self.bytes
     }
 
     /// The cursor: where a floor reader's document ended (§10.3).
