@@ -330,8 +330,6 @@ impl<'a> Parser<'a> {
 
     /// [`Parser::read_into`] of a parser that has not failed.
     fn read_rest<S: Sink<'a>, const PAUSE: bool>(&mut self, sink: &mut S) -> Result<(), Error> {
-        // The cursor lives in a local, not in `self.pos`: kept in a register, it does not
-        // go through a store and a reload for every token, which is the loop's critical path.
         // Before the document or after a comma or colon, a value is expected. Any other
         // state comes only from `next_event`, which the rest is read through: it neither
         // pauses (§10.2) nor stops at a floor (§10.3), so split reads never mix the two.
@@ -341,6 +339,8 @@ impl<'a> Parser<'a> {
             }
             return Ok(());
         }
+        // The cursor lives in a local, not in `self.pos`: kept in a register, it does not
+        // go through a store and a reload for every token, which is the loop's critical path.
         let mut pos = self.pos;
         loop {
             // A value is expected here.
