@@ -99,11 +99,7 @@ impl Suffix {
         if input.get(start) != Some(&b',') {
             return None;
         }
-        loop {
-            let (at, next) = skip_space(input, pos);
-            if next.is_none() {
-                break;
-            }
+        while let (at, Some(next)) = skip_space(input, pos) {
             // §10.4: a record of more floor containers than the depth limit can never be
             // joined, so it is not kept: its memory stays bounded by the limit, not the input.
             if levels.len() >= limits.max_depth {
@@ -112,18 +108,17 @@ impl Suffix {
             // §10.3: after a value in a floor container, a comma tells its kind by what
             // follows it; a bracket closes the next floor container straight away.
             let object = match next {
-                None => break,
-                Some(b']' | b'}') => {
+                b']' | b'}' => {
                     levels.push(Level {
-                        object: next == Some(b'}'),
+                        object: next == b'}',
                         names_end: names.len(),
                         deepest: 0,
                     });
                     pos = at.saturating_add(1);
                     continue;
                 }
-                Some(b',') => parser.member_follows(at).ok()?,
-                Some(_) => return None,
+                b',' => parser.member_follows(at).ok()?,
+                _ => return None,
             };
             parser.enter_floor(at, object).ok()?;
             let mut sink = FloorSink {

@@ -61,8 +61,8 @@ const SHA: u64 = 4;
 const VALIDATE: u64 = 12;
 /// The smallest JSON member whose check two workers share (§12.0, `spec/json.md` §10.5):
 /// twice the [`json::split::CHUNK`](crate::json::split::CHUNK) a second worker leaves the
-/// first at least.
-const SHARED_MIN: u64 = 2 << 20;
+/// first at least (a `usize` of 1 MiB: widening it to `u64` loses nothing).
+const SHARED_MIN: u64 = 2 * CHUNK as u64;
 /// SHA-256 in two lanes ([`Join::sha256_pair`]), per byte of each lane: two chains side by
 /// side take about 1.3 times less than one after the other (`cli/benches/HISTORY.md`, "Two
 /// SHA-256 lanes").
