@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 pub(crate) use cursor::{Cursor, Field, Seg, locate, render};
 use nested::Started;
-pub(crate) use tape::{Children, Tape, Val};
+pub(crate) use tape::{Children, Tape, Val, same};
 
 mod cursor;
 mod nested;

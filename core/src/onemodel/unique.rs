@@ -43,11 +43,6 @@ impl<'m> Key<'m> {
     pub fn head(&self) -> u64 {
         self.head
     }
-
-    /// The name itself.
-    pub fn name(&self) -> &'m str {
-        self.name
-    }
 }
 
 impl Ord for Key<'_> {

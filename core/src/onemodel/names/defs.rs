@@ -4,14 +4,81 @@
 //! found per name from the sorted order and reported at the earliest one in definition
 //! order, exactly where defining them one by one into an ordered map would fail. O(n log n).
 //!
-//! Names are ordered by a [`Key`] (`onemodel/unique.rs`): the name's first eight bytes as a
-//! big-endian integer, then the whole name, so nearly every comparison is one integer
-//! comparison instead of a string comparison.
+//! Names are ordered by a [`Key`]: a 64-bit hash of the whole name, then the name itself.
+//! Nearly every comparison is then one integer comparison, also for the names of real
+//! models, which share long prefixes (`model.layers.12.self_attn.q_proj.weight`); and a
+//! lookup is a branch-free binary search over a column of hashes alone, with the names
+//! compared only where hashes are equal. Names chosen to share one hash cost what a
+//! string comparison costs, never more: the order is still total, so the bound holds.
 
 use super::Def;
-use crate::onemodel::manifest::Seg;
-pub(super) use crate::onemodel::unique::Key;
+use crate::onemodel::manifest::{self, Seg};
 use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+/// A name with its hash: ordered by the hash, then by the name.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Key<'m> {
+    hash: u64,
+    name: &'m str,
+}
+
+impl<'m> Key<'m> {
+    /// The key of `name`.
+    pub fn new(name: &'m str) -> Self {
+        Key {
+            hash: hash(name.as_bytes()),
+            name,
+        }
+    }
+}
+
+impl Ord for Key<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.hash.cmp(&other.hash).then_with(|| self.name.cmp(other.name))
+    }
+}
+
+impl PartialOrd for Key<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && manifest::same(self.name.as_bytes(), other.name.as_bytes())
+    }
+}
+
+impl Eq for Key<'_> {}
+
+/// A 64-bit hash of a name: its length, then each eight bytes, multiplied in, and the
+/// result mixed. A name whose length is not a multiple of eight ends with its last eight
+/// bytes (overlapping the word before), or, shorter than eight, its bytes gathered in a
+/// register: never bytes stored one by one and read back as a word, which waits for the
+/// stores. Not keyed, and needs not be: equal hashes only make the comparisons of [`Key`]
+/// compare names.
+fn hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let step = |h: u64, word: u64| (h ^ word).wrapping_mul(K).rotate_left(31);
+    let mut h = step(0, u64::try_from(bytes.len()).unwrap_or(u64::MAX));
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        h = step(h, w.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w)));
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let last = match bytes.last_chunk::<8>() {
+            Some(w) => u64::from_le_bytes(*w),
+            None => rest.iter().rev().fold(0, |t, &b| t << 8 | u64::from(b)),
+        };
+        h = step(h, last);
+    }
+    h ^= h >> 32;
+    h = h.wrapping_mul(K);
+    h ^ (h >> 29)
+}
 
 /// Where a definition is, below its graph's or function's path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,13 +124,109 @@ pub(super) struct Collect<'m> {
     list: Vec<(Key<'m>, Def, At)>,
 }
 
-/// A graph's definitions, sorted by name, one per name.
+/// A graph's definitions, sorted by [`Key`], one per name, and what each defines.
 #[derive(Debug, Default)]
 pub(super) struct Defs<'m> {
-    sorted: Vec<(Key<'m>, Def)>,
+    names: NameSet<'m>,
+    defs: Vec<Def>,
+}
+
+/// Names sorted by [`Key`], one each: their hashes in a column of their own beside the
+/// names, and an index by the hashes' top bits, so that a lookup goes straight to the few
+/// entries whose hashes start as its own does. A graph's definitions ([`Defs`]) and the
+/// operator set domains nodes may use (§3.1 rule 4).
+#[derive(Debug, Default)]
+pub(super) struct NameSet<'m> {
+    hashes: Vec<u64>,
+    names: Vec<&'m str>,
+    /// `buckets[b]..buckets[b + 1]`: the entries whose hashes' top bits (`hash >> shift`)
+    /// are `b`; as many buckets as the power of two at or above the number of names.
+    buckets: Vec<usize>,
+    shift: u32,
+}
+
+impl<'m> FromIterator<&'m str> for NameSet<'m> {
+    fn from_iter<I: IntoIterator<Item = &'m str>>(names: I) -> Self {
+        let mut keys: Vec<Key<'m>> = names.into_iter().map(Key::new).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut set = NameSet {
+            hashes: keys.iter().map(|k| k.hash).collect(),
+            names: keys.iter().map(|k| k.name).collect(),
+            ..NameSet::default()
+        };
+        set.index();
+        set
+    }
+}
+
+impl<'m> NameSet<'m> {
+    fn with_capacity(n: usize) -> Self {
+        NameSet {
+            hashes: Vec::with_capacity(n),
+            names: Vec::with_capacity(n),
+            ..NameSet::default()
+        }
+    }
+
+    /// Builds the bucket index over the sorted hashes: O(names).
+    fn index(&mut self) {
+        let n = self.hashes.len();
+        let bits = n.next_power_of_two().trailing_zeros();
+        self.shift = 64 - bits;
+        let bucket_of = |h: &u64| usize::try_from(h.checked_shr(self.shift).unwrap_or(0)).unwrap_or(usize::MAX);
+        let mut buckets = Vec::with_capacity((1 << bits) + 1);
+        let mut at = 0;
+        for b in 0..=(1usize << bits) {
+            while self.hashes.get(at).map(bucket_of).is_some_and(|hb| hb < b) {
+                at += 1;
+            }
+            buckets.push(at);
+        }
+        self.buckets = buckets;
+    }
+
+    /// True when `name` is in the set.
+    pub fn contains(&self, name: &str) -> bool {
+        self.index_of(&Key::new(name)).is_some()
+    }
+
+    /// Where the name of `key` is, if it is in the set: its bucket, the first entry of
+    /// its hash there (a branch-free search, however many hashes share the bucket), then,
+    /// among the entries of that hash (almost always just one), the name.
+    fn index_of(&self, key: &Key<'_>) -> Option<usize> {
+        let b = usize::try_from(key.hash.checked_shr(self.shift).unwrap_or(0)).ok()?;
+        let (lo, hi) = (*self.buckets.get(b)?, *self.buckets.get(b + 1)?);
+        let first = lo + lower_bound(self.hashes.get(lo..hi)?, key.hash);
+        let rest = self.hashes.get(first..hi)?;
+        let same = match rest {
+            [h] if *h == key.hash => 1,
+            [h, next, ..] if *h == key.hash && *next != key.hash => 1,
+            _ => rest.partition_point(|&h| h == key.hash),
+        };
+        match self.names.get(first..first + same)? {
+            [name] => manifest::same(name.as_bytes(), key.name.as_bytes()).then_some(first),
+            run => run
+                .binary_search_by(|name| (*name).cmp(key.name))
+                .ok()
+                .map(|i| first + i),
+        }
+    }
+
+    fn push(&mut self, key: Key<'m>) {
+        self.hashes.push(key.hash);
+        self.names.push(key.name);
+    }
 }
 
 impl<'m> Collect<'m> {
+    /// Room for `n` definitions.
+    pub fn with_capacity(n: usize) -> Self {
+        Collect {
+            list: Vec::with_capacity(n),
+        }
+    }
+
     /// Records that `name` is defined as `def` at `at`.
     pub fn define(&mut self, name: &'m str, def: Def, at: At) {
         self.list.push((Key::new(name), def, at));
@@ -74,46 +237,89 @@ impl<'m> Collect<'m> {
     /// initializer right after a same-named input attaches to it instead of defining the
     /// name again (once: a second one is a redefinition).
     pub fn finish(self) -> Result<Defs<'m>, At> {
-        // Sorted as (head, index in definition order): 16 bytes an entry; only entries
-        // with equal heads compare their names.
         let list = &self.list;
-        let mut order: Vec<(u64, usize)> = list.iter().enumerate().map(|(i, (k, ..))| (k.head(), i)).collect();
-        let name = |i: usize| list.get(i).map_or("", |(k, ..)| k.name());
-        order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1).cmp(name(b.1))).then(a.1.cmp(&b.1)));
-        let entry = |&(_, i): &(u64, usize)| list.get(i).map(|&(key, def, at)| (key, def, at, i));
-        let entries: Vec<(Key<'m>, Def, At, usize)> = order.iter().filter_map(entry).collect();
-        let mut sorted = Vec::with_capacity(entries.len());
+        let keys = sorted(list);
+        let entry = |k: &u128| list.get(index(k)).map(|&(key, def, at)| (key, def, at, index(k)));
+        let mut defs = Defs {
+            names: NameSet::with_capacity(keys.len()),
+            defs: Vec::with_capacity(keys.len()),
+        };
         let mut first_error: Option<(usize, At)> = None;
-        for group in entries.chunk_by(|a, b| a.0 == b.0) {
-            let again = match group {
-                [(key, def, ..), rest @ ..] => {
-                    sorted.push((*key, *def));
-                    match rest {
-                        [(_, _, at, _), later @ ..] if *def == Def::Input && at.attaches() => later.first(),
-                        _ => rest.first(),
-                    }
-                }
-                [] => None,
+        let same_name = |a: &u128, b: &u128| {
+            list.get(index(a))
+                .zip(list.get(index(b)))
+                .is_some_and(|(x, y)| x.0 == y.0)
+        };
+        for group in keys.chunk_by(same_name) {
+            let mut entries = group.iter().filter_map(entry);
+            let Some((key, def, ..)) = entries.next() else {
+                continue;
             };
-            if let Some(&(_, _, at, seq)) = again
+            defs.names.push(key);
+            defs.defs.push(def);
+            let again = match entries.next() {
+                Some((_, _, at, _)) if def == Def::Input && at.attaches() => entries.next(),
+                other => other,
+            };
+            if let Some((_, _, at, seq)) = again
                 && first_error.is_none_or(|(s, _)| seq < s)
             {
                 first_error = Some((seq, at));
             }
         }
+        defs.names.index();
         match first_error {
             Some((_, at)) => Err(at),
-            None => Ok(Defs { sorted }),
+            None => Ok(defs),
         }
     }
+}
+
+/// The definition index held in the low half of a key of [`sorted`].
+fn index(k: &u128) -> usize {
+    usize::try_from(k & u128::from(u64::MAX)).unwrap_or(usize::MAX)
+}
+
+/// The definitions of `list` in the order of (key, index), each as its hash and index in
+/// one `u128` (see [`index`]): the definitions of one name together, in definition order.
+/// Sorted as integers, then each run of one hash, almost never longer than one entry, by
+/// name.
+fn sorted(list: &[(Key<'_>, Def, At)]) -> Vec<u128> {
+    let mut keys: Vec<u128> = list
+        .iter()
+        .enumerate()
+        .map(|(i, (k, ..))| u128::from(k.hash) << 64 | u128::from(u64::try_from(i).unwrap_or(u64::MAX)))
+        .collect();
+    keys.sort_unstable();
+    let name = |k: &u128| list.get(index(k)).map_or("", |(k, ..)| k.name);
+    for run in keys.chunk_by_mut(|a, b| a >> 64 == b >> 64) {
+        if run.len() > 1 {
+            run.sort_unstable_by(|a, b| name(a).cmp(name(b)).then(a.cmp(b)));
+        }
+    }
+    keys
 }
 
 impl Defs<'_> {
     /// What the name of `key` is defined as in this graph, if anything.
     pub fn get(&self, key: &Key<'_>) -> Option<Def> {
-        let i = self.sorted.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
-        self.sorted.get(i).map(|(_, d)| *d)
+        self.defs.get(self.names.index_of(key)?).copied()
     }
+}
+
+/// The index of the first hash in `hashes` (sorted) not below `h`: a binary search whose
+/// steps are conditional moves, not branches, since hashes are random.
+fn lower_bound(hashes: &[u64], h: u64) -> usize {
+    let mut base = 0;
+    let mut size = hashes.len();
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        let below = hashes.get(mid).is_some_and(|&x| x < h);
+        base = core::hint::select_unpredictable(below, mid, base);
+        size -= half;
+    }
+    base + usize::from(hashes.get(base).is_some_and(|&x| x < h))
 }
 
 #[cfg(test)]
@@ -182,11 +388,11 @@ mod tests {
         assert_eq!(d.get(&Key::new("d")), None);
     }
 
-    /// Key order is byte order, also for names that share their first eight bytes, differ
-    /// only in length, or hold zero bytes (which pad like absent bytes), and every such
-    /// name is found.
+    /// Keys are equal exactly when their names are, and order names totally, also names
+    /// that share their first eight bytes, differ only in length or hold zero bytes; every
+    /// such name is found.
     #[test]
-    fn key_order_is_byte_order() {
+    fn keys_order_names_totally() {
         let names = [
             "",
             "\0",
@@ -206,7 +412,9 @@ mod tests {
         ];
         for a in names {
             for b in names {
-                assert_eq!(Key::new(a).cmp(&Key::new(b)), a.cmp(b), "{a:?} {b:?}");
+                let (ka, kb) = (Key::new(a), Key::new(b));
+                assert_eq!(ka == kb, a == b, "{a:?} {b:?}");
+                assert_eq!(ka.cmp(&kb), kb.cmp(&ka).reverse(), "{a:?} {b:?}");
             }
         }
         let list: alloc::vec::Vec<_> = names
@@ -230,5 +438,70 @@ mod tests {
             list[7],
         ];
         assert_eq!(defs(&dup).unwrap_err(), At::Initializer(3));
+    }
+
+    /// Names that share one hash (as names chosen for it could) are told apart by name:
+    /// each is found, an absent one is not, and a redefinition among them is reported at
+    /// its place.
+    #[test]
+    fn names_of_one_hash_are_told_apart() {
+        let names = ["b", "a", "c", "ab", ""];
+        let of = |list: &[(&'static str, At)]| Collect {
+            list: list
+                .iter()
+                .enumerate()
+                .map(|(i, &(name, at))| (Key { hash: 7, name }, Def::Node(i), at))
+                .collect(),
+        };
+        let list: alloc::vec::Vec<_> = names.iter().enumerate().map(|(i, &n)| (n, At::Output(i, 0))).collect();
+        let d = of(&list).finish().unwrap();
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(d.get(&Key { hash: 7, name }), Some(Def::Node(i)));
+        }
+        assert_eq!(d.get(&Key { hash: 7, name: "d" }), None);
+        assert_eq!(d.get(&Key { hash: 8, name: "a" }), None);
+        let mut again = list.clone();
+        again.insert(2, ("a", At::Output(9, 0)));
+        assert_eq!(of(&again).finish().unwrap_err(), At::Output(9, 0));
+    }
+
+    /// Every name of a large set is found through its bucket and no other name is, also
+    /// when all hashes fall in one bucket (hashes chosen small, as names chosen to
+    /// collide in their top bits would give).
+    #[test]
+    fn buckets_find_every_name_however_hashes_fall() {
+        let names: alloc::vec::Vec<alloc::string::String> = (0..1000).map(|i| alloc::format!("n{i}")).collect();
+        let d = defs(&[]).unwrap();
+        assert_eq!(d.get(&Key::new("n0")), None);
+        for crowded in [false, true] {
+            let key = |i: usize, name: &'static str| match crowded {
+                true => Key {
+                    hash: i as u64 * 3,
+                    name,
+                },
+                false => Key::new(name),
+            };
+            let list = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let n: &'static str = alloc::boxed::Box::leak(n.clone().into_boxed_str());
+                    (key(i, n), Def::Node(i), At::Output(i, 0))
+                })
+                .collect();
+            let d = Collect { list }.finish().unwrap();
+            for (i, n) in names.iter().enumerate() {
+                let n: &'static str = alloc::boxed::Box::leak(n.clone().into_boxed_str());
+                assert_eq!(d.get(&key(i, n)), Some(Def::Node(i)), "{n}");
+                assert_eq!(
+                    d.get(&Key {
+                        hash: key(i, n).hash + 1,
+                        name: n
+                    }),
+                    None
+                );
+            }
+            assert_eq!(d.get(&key(0, "absent")), None);
+        }
     }
 }
