@@ -19,10 +19,83 @@ use nested::Started;
 pub(crate) use tape::{Children, Tape, Val, same};
 
 mod cursor;
+pub(crate) mod direct;
 mod nested;
 mod tape;
 
 type R<T> = Result<T, Error>;
+
+/// The members of each manifest table in table order (§2), which both readers read them
+/// in and the direct read (§3.4) requires.
+pub(crate) const MODEL: [&str; 10] = [
+    "ir_version",
+    "opsets",
+    "producer_name",
+    "producer_version",
+    "domain",
+    "model_version",
+    "doc",
+    "metadata",
+    "graph",
+    "functions",
+];
+/// OperatorSet (§2.1).
+pub(crate) const OPSET: [&str; 2] = ["domain", "version"];
+/// StringEntry (§2.1).
+pub(crate) const ENTRY: [&str; 2] = ["key", "value"];
+/// Graph (§2.2).
+pub(crate) const GRAPH: [&str; 9] = [
+    "name",
+    "doc",
+    "initializers",
+    "sparse_initializers",
+    "inputs",
+    "outputs",
+    "value_info",
+    "nodes",
+    "metadata",
+];
+/// TypedName (§2.2).
+pub(crate) const TYPED_NAME: [&str; 4] = ["name", "type", "doc", "metadata"];
+/// Node (§2.3).
+pub(crate) const NODE: [&str; 9] = [
+    "name",
+    "op",
+    "domain",
+    "overload",
+    "doc",
+    "inputs",
+    "outputs",
+    "attributes",
+    "metadata",
+];
+/// Attribute (§2.4).
+pub(crate) const ATTRIBUTE: [&str; 5] = ["name", "type", "doc", "ref", "value"];
+/// Tensor (§2.5).
+pub(crate) const TENSOR: [&str; 7] = ["name", "dtype", "dims", "doc", "data", "strings", "metadata"];
+/// A tensor's `data` (§2.5).
+pub(crate) const DATA: [&str; 2] = ["offset", "length"];
+/// SparseTensor (§2.6).
+pub(crate) const SPARSE: [&str; 3] = ["values", "indices", "dims"];
+/// Type (§2.7), every kind's members.
+pub(crate) const TYPE: [&str; 7] = ["kind", "denotation", "elem_type", "key_type", "shape", "elem", "value"];
+/// Dim (§2.7).
+pub(crate) const DIM: [&str; 3] = ["value", "param", "denotation"];
+/// Function (§2.8).
+pub(crate) const FUNCTION: [&str; 12] = [
+    "name",
+    "domain",
+    "overload",
+    "doc",
+    "inputs",
+    "outputs",
+    "attribute_names",
+    "attribute_defaults",
+    "nodes",
+    "opsets",
+    "value_info",
+    "metadata",
+];
 
 /// Reads manifest tables against one data region.
 pub(crate) struct Reader<'a> {
@@ -71,7 +144,7 @@ fn opt_items<'v>(f: &Field<'v, '_>, tape: &'v Tape<'v>) -> R<(Children<'v>, usiz
 }
 
 /// Most bytes reserved for a list before its elements are read.
-const RESERVE_BYTES: usize = 64 * 1024;
+pub(crate) const RESERVE_BYTES: usize = 64 * 1024;
 
 /// An empty vector for an array of `n` elements, with room for `n` but at most
 /// [`RESERVE_BYTES`] reserved up front: an array of tiny values (`[1,1,…]`, two manifest
@@ -139,7 +212,7 @@ fn code(c: &Cursor<'_, '_>, ok: impl Fn(u8) -> bool, msg: &'static str) -> R<u8>
 /// A `metadata` member: StringEntry tables (§2.1).
 fn metadata(f: &Field<'_, '_>) -> R<Vec<StringEntry>> {
     opt_list(f, |e| {
-        let [key, value] = e.fields(["key", "value"]).map_err(fe)?;
+        let [key, value] = e.fields(ENTRY).map_err(fe)?;
         Ok(StringEntry {
             key: opt_string(&key)?,
             value: opt_string(&value)?,
@@ -155,7 +228,7 @@ pub(crate) fn normal_domain(d: &str) -> &str {
 /// OperatorSet list with the no-duplicate-domain rule (§2.1).
 fn opsets(f: &Field<'_, '_>) -> R<Vec<OperatorSet>> {
     let set = |e: &Cursor<'_, '_>| {
-        let [domain, version] = e.fields(["domain", "version"]).map_err(fe)?;
+        let [domain, version] = e.fields(OPSET).map_err(fe)?;
         Ok(OperatorSet {
             domain: opt_string(&domain)?,
             version: u63(&version.req().map_err(fe)?)?,
@@ -231,20 +304,7 @@ impl<'a> Reader<'a> {
             metadata_f,
             graph,
             functions,
-        ] = c
-            .fields([
-                "ir_version",
-                "opsets",
-                "producer_name",
-                "producer_version",
-                "domain",
-                "model_version",
-                "doc",
-                "metadata",
-                "graph",
-                "functions",
-            ])
-            .map_err(fe)?;
+        ] = c.fields(MODEL).map_err(fe)?;
         let ir_version = u63(&ir_version.req().map_err(fe)?)?;
         let opsets = opsets(&opsets_f)?;
         let producer_name = opt_string(&producer_name)?;
@@ -275,7 +335,7 @@ impl<'a> Reader<'a> {
     }
 
     fn typed_name(&self, c: &Cursor<'_, '_>, depth: usize) -> R<TypedName> {
-        let [name, ty, doc, metadata_f] = c.fields(["name", "type", "doc", "metadata"]).map_err(fe)?;
+        let [name, ty, doc, metadata_f] = c.fields(TYPED_NAME).map_err(fe)?;
         Ok(TypedName {
             name: req_string(&name)?,
             ty: match ty.opt() {
@@ -291,19 +351,7 @@ impl<'a> Reader<'a> {
     /// `metadata`: the node so far, the elements of `attributes` and the value of
     /// `metadata`.
     fn node_head<'v>(&self, c: &Cursor<'v, '_>) -> R<(Node<'a>, (Children<'v>, usize), Option<Val<'v>>)> {
-        let [name, op, domain, overload, doc, inputs, outputs, attributes, metadata] = c
-            .fields([
-                "name",
-                "op",
-                "domain",
-                "overload",
-                "doc",
-                "inputs",
-                "outputs",
-                "attributes",
-                "metadata",
-            ])
-            .map_err(fe)?;
+        let [name, op, domain, overload, doc, inputs, outputs, attributes, metadata] = c.fields(NODE).map_err(fe)?;
         let node = Node {
             name: self.opt_name(&name)?,
             op: self.name(&op.req().map_err(fe)?)?,
@@ -321,7 +369,7 @@ impl<'a> Reader<'a> {
     /// The Attribute table (§2.4) of a node in a graph at level `depth`. A GRAPH or GRAPHS
     /// value is returned as the graphs still to read (`nested` reads them at `depth + 1`).
     fn attribute<'v>(&self, c: &Cursor<'v, '_>, depth: usize) -> R<Started<'v, 'a>> {
-        let [name, type_f, doc, ref_name, value_f] = c.fields(["name", "type", "doc", "ref", "value"]).map_err(fe)?;
+        let [name, type_f, doc, ref_name, value_f] = c.fields(ATTRIBUTE).map_err(fe)?;
         let name = req_string(&name)?;
         let type_c = type_f.req().map_err(fe)?;
         let ty = code(&type_c, |b| b <= 14, "unsupported attribute type")?;
@@ -378,9 +426,7 @@ impl<'a> Reader<'a> {
 
     /// The Tensor table (§2.5): dtype, dims, count, then `data` (a view) or `strings`.
     pub fn tensor(&self, c: &Cursor<'_, '_>) -> R<Tensor<'a>> {
-        let [name, dtype, dims_f, doc, data_f, strings_f, metadata_f] = c
-            .fields(["name", "dtype", "dims", "doc", "data", "strings", "metadata"])
-            .map_err(fe)?;
+        let [name, dtype, dims_f, doc, data_f, strings_f, metadata_f] = c.fields(TENSOR).map_err(fe)?;
         let name = self.opt_name(&name)?;
         let dtype = code(&dtype.req().map_err(fe)?, tensor::is_tensor_dtype, "unsupported dtype")?;
         let (dims, count) = dims(&dims_f.req().map_err(fe)?)?;
@@ -429,7 +475,7 @@ impl<'a> Reader<'a> {
 
     /// A tensor's `data` (§2.5 rules 1–5), as a view of the data region.
     fn data_range(&self, c: &Cursor<'_, '_>, bits: u64, count: u64) -> R<&'a [u8]> {
-        let [offset, length] = c.fields(["offset", "length"]).map_err(fe)?;
+        let [offset, length] = c.fields(DATA).map_err(fe)?;
         let off_c = offset.req().map_err(fe)?;
         let len_c = length.req().map_err(fe)?;
         let offset = u63(&off_c)?;
@@ -460,7 +506,7 @@ impl<'a> Reader<'a> {
 
     /// SparseTensor (§2.6).
     fn sparse(&self, c: &Cursor<'_, '_>) -> R<SparseTensor<'a>> {
-        let [values, indices, dims_f] = c.fields(["values", "indices", "dims"]).map_err(fe)?;
+        let [values, indices, dims_f] = c.fields(SPARSE).map_err(fe)?;
         let values = self.tensor(&values.req().map_err(fe)?)?;
         let ic = indices.req().map_err(fe)?;
         let indices = self.tensor(&ic)?;
@@ -495,9 +541,7 @@ impl<'a> Reader<'a> {
             if level > self.max_nesting {
                 return Err(rule(c, ErrorKind::LimitExceeded, "graphs and types nested too deeply"));
             }
-            let [kind, denotation, elem_type, key_type, shape, elem_f, value_f] = c
-                .fields(["kind", "denotation", "elem_type", "key_type", "shape", "elem", "value"])
-                .map_err(fe)?;
+            let [kind, denotation, elem_type, key_type, shape, elem_f, value_f] = c.fields(TYPE).map_err(fe)?;
             let kind_c = kind.req().map_err(fe)?;
             let kind_s = kind_c.str().map_err(fe)?;
             let denotation = opt_string(&denotation)?;
@@ -551,7 +595,7 @@ impl<'a> Reader<'a> {
             return Ok(None);
         };
         let dims = list(&s, &mut |d| {
-            let [value, param, denotation] = d.fields(["value", "param", "denotation"]).map_err(fe)?;
+            let [value, param, denotation] = d.fields(DIM).map_err(fe)?;
             let value = match (value.opt(), param.opt()) {
                 (Some(_), Some(p)) => {
                     return Err(rule(&p, ErrorKind::Malformed, "dimension with both value and param"));

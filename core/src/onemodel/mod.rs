@@ -76,34 +76,73 @@ pub fn read(file: &[u8]) -> Result<Model<'_>, Error> {
 }
 
 /// [`read`] with explicit limits and the JSON duplicate-table hash key (`spec/json.md` §5).
+/// A manifest written in table order, as §4's writer writes it, is read directly from its
+/// text (§3.4); any other, and any that fails, is read from the strict parser's tape, which
+/// decides what it reads as and reports the failure.
 pub fn read_with(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Model<'_>, Error> {
-    let max_manifest = limits.max_manifest.min(json::MAX_INPUT as u64);
-    let h = header::read(file, max_manifest)?;
-    // The header checks guarantee these ranges lie inside `file`.
-    let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    let manifest = file.get(64..at(64 + h.manifest_length)).ok_or_else(|| {
-        Error::header(
-            ErrorKind::OutOfRange,
-            "manifest_length",
-            16,
-            "manifest outside the file",
-        )
-    })?;
-    let data = file
-        .get(at(h.data_offset)..at(h.file_length))
-        .ok_or_else(|| Error::header(ErrorKind::OutOfRange, "data_offset", 24, "data region outside the file"))?;
-    let json_limits = json::Limits {
-        max_bytes: at(max_manifest),
-        max_depth: limits.max_json_depth,
-    };
-    let tape = manifest::Tape::parse(manifest, json_limits, hash_key).map_err(Error::json)?;
-    let reader = manifest::Reader {
-        text: tape.text(),
-        data,
-        max_nesting: limits.max_nesting,
-    };
-    let root = tape.root();
-    let mut model = reader.model(&manifest::Cursor::at(root, &[]))?;
-    names::resolve_in(&mut model, Some(root))?;
-    Ok(model)
+    let parts = Parts::of(file, limits)?;
+    if let Some(mut model) = manifest::direct::read(parts.manifest, parts.data, parts.json, limits.max_nesting)
+        && names::resolve(&mut model).is_ok()
+    {
+        return Ok(model);
+    }
+    parts.read_exact(limits, hash_key)
+}
+
+/// [`read_with`] without the direct read (§3.4): every manifest through the tape. What
+/// tests and the `onemodel` fuzz target compare the direct read with.
+#[cfg(any(test, fuzzing))]
+pub fn read_exact(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Model<'_>, Error> {
+    Parts::of(file, limits)?.read_exact(limits, hash_key)
+}
+
+/// A file's manifest and data region, its header checked (§1.1), and the manifest's JSON
+/// limits.
+pub(crate) struct Parts<'a> {
+    /// The manifest bytes.
+    pub manifest: &'a [u8],
+    /// The data region.
+    pub data: &'a [u8],
+    /// The manifest's JSON limits.
+    pub json: json::Limits,
+}
+
+impl<'a> Parts<'a> {
+    pub(crate) fn of(file: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        let max_manifest = limits.max_manifest.min(json::MAX_INPUT as u64);
+        let h = header::read(file, max_manifest)?;
+        // The header checks guarantee these ranges lie inside `file`.
+        let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let manifest = file.get(64..at(64 + h.manifest_length)).ok_or_else(|| {
+            Error::header(
+                ErrorKind::OutOfRange,
+                "manifest_length",
+                16,
+                "manifest outside the file",
+            )
+        })?;
+        let data = file
+            .get(at(h.data_offset)..at(h.file_length))
+            .ok_or_else(|| Error::header(ErrorKind::OutOfRange, "data_offset", 24, "data region outside the file"))?;
+        let json = json::Limits {
+            max_bytes: at(max_manifest),
+            max_depth: limits.max_json_depth,
+        };
+        Ok(Parts { manifest, data, json })
+    }
+
+    /// The manifest through the strict parser's tape, the tables and name resolution, with
+    /// the first failure in reading order (§3.2).
+    fn read_exact(&self, limits: Limits, hash_key: [u64; 2]) -> Result<Model<'a>, Error> {
+        let tape = manifest::Tape::parse(self.manifest, self.json, hash_key).map_err(Error::json)?;
+        let reader = manifest::Reader {
+            text: tape.text(),
+            data: self.data,
+            max_nesting: limits.max_nesting,
+        };
+        let root = tape.root();
+        let mut model = reader.model(&manifest::Cursor::at(root, &[]))?;
+        names::resolve_in(&mut model, Some(root))?;
+        Ok(model)
+    }
 }

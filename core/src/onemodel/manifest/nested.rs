@@ -7,7 +7,10 @@
 //! reading order (§3.2) is the one reported, with the same path and offset.
 
 use super::tape::Val;
-use super::{Children, Cursor, Reader, Seg, fe, metadata, opsets, opt_items, opt_list, opt_string, reserve, string_of};
+use super::{
+    Children, Cursor, FUNCTION, GRAPH, Reader, Seg, fe, metadata, opsets, opt_items, opt_list, opt_string, reserve,
+    string_of,
+};
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
@@ -274,22 +277,7 @@ impl<'a> Reader<'a> {
             opsets,
             value_info,
             metadata,
-        ] = c
-            .fields([
-                "name",
-                "domain",
-                "overload",
-                "doc",
-                "inputs",
-                "outputs",
-                "attribute_names",
-                "attribute_defaults",
-                "nodes",
-                "opsets",
-                "value_info",
-                "metadata",
-            ])
-            .map_err(fe)?;
+        ] = c.fields(FUNCTION).map_err(fe)?;
         let func = Function {
             name: super::req_string(&name)?,
             domain: opt_string(&domain)?,
@@ -376,19 +364,7 @@ impl<'a> Reader<'a> {
             value_info,
             nodes,
             metadata,
-        ] = c
-            .fields([
-                "name",
-                "doc",
-                "initializers",
-                "sparse_initializers",
-                "inputs",
-                "outputs",
-                "value_info",
-                "nodes",
-                "metadata",
-            ])
-            .map_err(fe)?;
+        ] = c.fields(GRAPH).map_err(fe)?;
         let mut g = Graph {
             name: opt_string(&name)?,
             doc: opt_string(&doc)?,
