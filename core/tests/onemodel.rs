@@ -899,6 +899,31 @@ fn value_info_undefined_rejected() {
     );
 }
 
+/// §3.1 rule 5: the first entry that breaks the rule either way is the one reported, an
+/// undefined name before a later repeat and a repeat before a later undefined name.
+#[test]
+fn value_info_reports_its_first_failure() {
+    let cases = [
+        (
+            r#"[{"name":"x"},{"name":"q"},{"name":"x"}]"#,
+            "value_info names an undefined value",
+        ),
+        (
+            r#"[{"name":"x"},{"name":"x"},{"name":"q"}]"#,
+            "second value_info entry for one name",
+        ),
+    ];
+    for (entries, message) in cases {
+        let m = graph_manifest(&format!(r#"{{"inputs":[{{"name":"x"}}],"value_info":{entries}}}"#));
+        let e = read_err(&file(&m, &[]));
+        // The third `{"name":` is value_info[1]'s (the input's is the first).
+        let entry = m.match_indices(r#"{"name":"#).nth(2).unwrap().0;
+        let value = 64 + (entry + r#"{"name":"#.len()) as u64;
+        assert_path(&e, ErrorKind::Malformed, "manifest.graph.value_info[1].name", value);
+        assert_eq!(e.message, message);
+    }
+}
+
 #[test]
 fn function_body_resolved_and_ordered() {
     let m = "{\"ir_version\":9,\"opsets\":[{\"version\":17},{\"domain\":\"f\",\"version\":1}],\"graph\":{},\"functions\":[{\"name\":\"F\",\"domain\":\"f\",\"inputs\":[\"a\"],\"outputs\":[\"c\"],\"nodes\":[{\"op\":\"N\",\"inputs\":[\"b\"],\"outputs\":[\"c\"]},{\"op\":\"M\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]}]}]}";

@@ -13,7 +13,8 @@
 use super::error::{Error, ErrorKind, manifest_offset};
 use super::manifest::{Seg, Val, locate, normal_domain, render, same};
 use super::model::{AttrValue, Attribute, Function, Graph, Model, Node, TypedName};
-use alloc::collections::{BTreeSet, BinaryHeap};
+use super::unique;
+use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
@@ -259,16 +260,31 @@ impl<'m> Resolver<'m, '_> {
 
     /// Node `i` of the innermost graph: its domain (rule 4) and inputs (rule 2), then its
     /// subgraphs and the next node; past the last node, the graph has no current node.
-    fn node<'a>(&mut self, nodes: &'m [Node<'a>], i: usize, tasks: &mut Vec<Task<'m, 'a>>) -> R<()> {
-        let Some(n) = nodes.get(i) else {
+    fn node<'a>(&mut self, nodes: &'m [Node<'a>], first: usize, tasks: &mut Vec<Task<'m, 'a>>) -> R<()> {
+        // Nodes without subgraphs are resolved in this loop; a node with one hands its
+        // subgraphs, then the nodes after it, to the task stack.
+        for (i, n) in nodes.iter().enumerate().skip(first) {
             if let Some(top) = self.frames.last_mut() {
-                top.current = NO_NODE;
+                top.current = i;
             }
-            return Ok(());
-        };
-        if let Some(top) = self.frames.last_mut() {
-            top.current = i;
+            self.check_node(n, i)?;
+            if n.attributes.iter().any(holds_graphs) {
+                tasks.push(Task::Nodes(nodes, i + 1));
+                tasks.push(Task::Pop(3));
+                tasks.push(Task::Attrs(&n.attributes, 0, 0));
+                self.path
+                    .extend([Seg::Name("nodes"), Seg::Index(i), Seg::Name("attributes")]);
+                return Ok(());
+            }
         }
+        if let Some(top) = self.frames.last_mut() {
+            top.current = NO_NODE;
+        }
+        Ok(())
+    }
+
+    /// Node `i`'s domain (rule 4) and inputs (rule 2).
+    fn check_node(&mut self, n: &'m Node<'_>, i: usize) -> R<()> {
         let domain = normal_domain(&n.domain);
         // Nodes in a row mostly share their domain: the last one found is not looked up.
         let known = self.known_domain.is_some_and(|d| same(d.as_bytes(), domain.as_bytes()))
@@ -287,11 +303,6 @@ impl<'m> Resolver<'m, '_> {
                 return Err(self.error(&at, "undefined name"));
             }
         }
-        tasks.push(Task::Nodes(nodes, i + 1));
-        tasks.push(Task::Pop(3));
-        tasks.push(Task::Attrs(&n.attributes, 0, 0));
-        self.path
-            .extend([Seg::Name("nodes"), Seg::Index(i), Seg::Name("attributes")]);
         Ok(())
     }
 
@@ -319,15 +330,17 @@ impl<'m> Resolver<'m, '_> {
         }
     }
 
-    /// §3.1 rule 5: each entry names a visible value, at most once per graph.
+    /// §3.1 rule 5: each entry names a visible value, at most once per graph; the first
+    /// entry (in order) that breaks either is reported, as checking them one by one
+    /// would.
     fn value_info(&mut self, info: &'m [TypedName]) -> R<()> {
-        let mut seen = BTreeSet::new();
+        let again = unique::first_repeat(info, |t| defs::hash(t.name.as_bytes()), |t| t.name.as_str());
         for (i, t) in info.iter().enumerate() {
             let at = [Seg::Name("value_info"), Seg::Index(i), Seg::Name("name")];
             if !self.lookup(&t.name) {
                 return Err(self.error(&at, "value_info names an undefined value"));
             }
-            if !seen.insert(t.name.as_str()) {
+            if again == Some(i) {
                 return Err(self.error(&at, "second value_info entry for one name"));
             }
         }
@@ -415,6 +428,11 @@ fn kahn(n: usize, edges: &[(usize, usize)]) -> Result<Vec<usize>, usize> {
     } else {
         Err(indegree.iter().position(|&d| d > 0).unwrap_or(0))
     }
+}
+
+/// True for a GRAPH or GRAPHS attribute with a value.
+fn holds_graphs(a: &Attribute<'_>) -> bool {
+    matches!(a.value, Some(AttrValue::Graph(_) | AttrValue::Graphs(_)))
 }
 
 /// A node list whose subgraphs are being reordered: the nodes (taken out of their graph),

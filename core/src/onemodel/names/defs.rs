@@ -59,7 +59,7 @@ impl Eq for Key<'_> {}
 /// register: never bytes stored one by one and read back as a word, which waits for the
 /// stores. Not keyed, and needs not be: equal hashes only make the comparisons of [`Key`]
 /// compare names.
-fn hash(bytes: &[u8]) -> u64 {
+pub(super) fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let step = |h: u64, word: u64| (h ^ word).wrapping_mul(K).rotate_left(31);
     let mut h = step(0, u64::try_from(bytes.len()).unwrap_or(u64::MAX));
@@ -282,19 +282,47 @@ fn index(k: &u128) -> usize {
 
 /// The definitions of `list` in the order of (key, index), each as its hash and index in
 /// one `u128` (see [`index`]): the definitions of one name together, in definition order.
-/// Sorted as integers, then each run of one hash, almost never longer than one entry, by
-/// name.
+/// Placed by the top bits of their hashes (a counting sort: as many buckets as the power of
+/// two at or above their number), then each bucket, almost never more than a few entries,
+/// sorted as integers, and each run of one hash in it by name. Hashes made to share their
+/// top bits only make one bucket's sort longer: O(n log n) still.
 fn sorted(list: &[(Key<'_>, Def, At)]) -> Vec<u128> {
-    let mut keys: Vec<u128> = list
-        .iter()
-        .enumerate()
-        .map(|(i, (k, ..))| u128::from(k.hash) << 64 | u128::from(u64::try_from(i).unwrap_or(u64::MAX)))
-        .collect();
-    keys.sort_unstable();
+    let bits = list.len().next_power_of_two().trailing_zeros();
+    let bucket = |k: &Key<'_>| usize::try_from(k.hash.checked_shr(64 - bits).unwrap_or(0)).unwrap_or(0);
+    // starts[b + 1] counts bucket b, then (summed) starts[b] is where bucket b begins.
+    let mut starts = alloc::vec![0usize; (1 << bits) + 1];
+    for (k, ..) in list {
+        if let Some(c) = starts.get_mut(bucket(k) + 1) {
+            *c += 1;
+        }
+    }
+    for b in 1..starts.len() {
+        let before = starts.get(b - 1).copied().unwrap_or(0);
+        if let Some(c) = starts.get_mut(b) {
+            *c += before;
+        }
+    }
+    let mut keys = alloc::vec![0u128; list.len()];
+    let mut next = starts.clone();
+    for (i, (k, ..)) in list.iter().enumerate() {
+        if let Some(at) = next.get_mut(bucket(k))
+            && let Some(slot) = keys.get_mut(*at)
+        {
+            *slot = u128::from(k.hash) << 64 | u128::from(u64::try_from(i).unwrap_or(u64::MAX));
+            *at += 1;
+        }
+    }
     let name = |k: &u128| list.get(index(k)).map_or("", |(k, ..)| k.name);
-    for run in keys.chunk_by_mut(|a, b| a >> 64 == b >> 64) {
-        if run.len() > 1 {
-            run.sort_unstable_by(|a, b| name(a).cmp(name(b)).then(a.cmp(b)));
+    for b in starts.windows(2) {
+        let [lo, hi] = [b.first().copied().unwrap_or(0), b.get(1).copied().unwrap_or(0)];
+        let Some(run) = keys.get_mut(lo..hi).filter(|run| run.len() > 1) else {
+            continue;
+        };
+        run.sort_unstable();
+        for same_hash in run.chunk_by_mut(|a, b| a >> 64 == b >> 64) {
+            if same_hash.len() > 1 {
+                same_hash.sort_unstable_by(|a, b| name(a).cmp(name(b)).then(a.cmp(b)));
+            }
         }
     }
     keys
@@ -502,6 +530,43 @@ mod tests {
                 );
             }
             assert_eq!(d.get(&key(0, "absent")), None);
+        }
+    }
+
+    /// The bucket placement gives the order of one full sort by (hash, name, index), for
+    /// lists of every size up to a few hundred, with repeated names and with hashes that
+    /// share their top bits or are equal.
+    #[test]
+    fn bucket_sort_is_the_full_sort() {
+        let pool: alloc::vec::Vec<&'static str> = (0..60)
+            .map(|i| &*alloc::boxed::Box::leak(alloc::format!("v{}", i % 45).into_boxed_str()))
+            .collect();
+        let mut state = 0x9e37_79b9u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for n in 0..300 {
+            let list: alloc::vec::Vec<(Key<'static>, Def, At)> = (0..n)
+                .map(|i| {
+                    let name = pool[(next() % 60) as usize];
+                    let hash = match next() % 4 {
+                        0 => next() % 5,
+                        1 => 7,
+                        _ => Key::new(name).hash,
+                    };
+                    (Key { hash, name }, Def::Node(i), At::Output(i, 0))
+                })
+                .collect();
+            let mut full: alloc::vec::Vec<u128> =
+                (0..n).map(|i| u128::from(list[i].0.hash) << 64 | i as u128).collect();
+            full.sort_by(|a, b| {
+                let (x, y) = (&list[index(a)].0, &list[index(b)].0);
+                x.hash.cmp(&y.hash).then(x.name.cmp(y.name)).then(a.cmp(b))
+            });
+            assert_eq!(sorted(&list), full, "{n}");
         }
     }
 }
