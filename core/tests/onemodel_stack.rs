@@ -168,3 +168,34 @@ fn nesting_over_64_rejected_on_small_stack() {
         assert!(e.path.unwrap().ends_with("attributes[0].value"));
     });
 }
+
+/// The direct read (§3.4) of a model with every table it reads (all but subgraphs and
+/// wrapped types) fits the same small stack: its call depth is fixed by the tables, not by
+/// the file.
+#[test]
+fn direct_read_on_small_stack() {
+    use modelgate_core::onemodel::{AttrValue, TypeKind};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../hostile-corpus/onemodel/valid-every-table-and-attribute-type.onemodel"
+    );
+    let file = std::fs::read(path).expect("corpus file");
+    let mut model = onemodel::read(&file).expect("valid");
+    for n in &mut model.graph.nodes {
+        n.attributes.retain(|a| {
+            let wrapped =
+                |t: &onemodel::Type| !matches!(t.kind, TypeKind::Tensor { .. } | TypeKind::SparseTensor { .. });
+            match &a.value {
+                Some(AttrValue::Graph(_) | AttrValue::Graphs(_)) => false,
+                Some(AttrValue::Type(t)) => !wrapped(t),
+                Some(AttrValue::Types(ts)) => !ts.iter().any(wrapped),
+                _ => true,
+            }
+        });
+    }
+    let written = onemodel::write(&model).expect("written");
+    on_stack(stack_size(), move || {
+        let read = onemodel::read(&written).expect("read back");
+        assert!(read.graph.nodes.iter().all(|n| n.attributes.len() > 5));
+    });
+}
