@@ -7,13 +7,12 @@
 //! The direct read only ever answers "here is the model" or "not read here" (`None`): it
 //! reports nothing. Anything it does not read as the exact reader would (a member out of
 //! table order or unknown, a name with an escape, a GRAPH or GRAPHS attribute, a
-//! `sequence`, `map` or `optional` type, a member a type of its kind does not have, and
-//! every failure)
-//! sends the manifest to the exact reader ([`super::Reader`] over the tape), which gives
-//! the verdict and, for a failure, its kind, path and offset. So the direct read can only
-//! make a valid manifest cheaper, never change what any manifest reads as: where it gives
-//! a model, the exact reader gives an equal one (the `onemodel` fuzz target and the tests
-//! below compare the two).
+//! `sequence`, `map` or `optional` type, a member a type of its kind does not have, an
+//! integer outside i64, and every failure) sends the manifest to the exact reader
+//! ([`super::Reader`] over the tape), which gives the verdict and, for a failure, its
+//! kind, path and offset. So the direct read can only make a valid manifest cheaper, never
+//! change what any manifest reads as: where it gives a model, the exact reader gives an
+//! equal one (the `onemodel` fuzz target and the tests below compare the two).
 
 use super::tape::same;
 use super::{ATTRIBUTE, DATA, DIM, ENTRY, FUNCTION, GRAPH, MODEL, NODE, OPSET, SPARSE, TENSOR, TYPE, TYPED_NAME};
@@ -162,7 +161,9 @@ fn new_tensor<'a>() -> Tensor<'a> {
 /// Room to reserve in a list of tables after its first, which took `first` bytes, with
 /// `left` bytes of the manifest after it: as many again as would fill the rest at that
 /// size, and never more than 64 KiB of tables (as the exact reader's reservations, §3.3),
-/// so that a long list grows at most a few times however its first table misleads.
+/// so that a long list grows at most a few times however its first table misleads. The
+/// list gives back what it did not use when it ends, so only the few lists open at once
+/// (a fixed number: graph, node, attribute) hold such room.
 fn estimate<T>(first: usize, left: usize) -> usize {
     let size = core::mem::size_of::<T>().max(1);
     (left / first.max(1)).min(super::RESERVE_BYTES / size)
@@ -289,9 +290,13 @@ impl<'a> Direct<'a> {
             out.push(new());
             fill(self, out.last_mut()?)?;
             if out.len() == 1 {
-                out.reserve(estimate::<T>(self.pos - start, self.bytes.len() - self.pos));
+                let first = self.pos.saturating_sub(start);
+                out.reserve(estimate::<T>(first, self.bytes.len().saturating_sub(self.pos)));
             }
             if !self.more(b']')? {
+                // What the estimate reserved beyond the list is given back, so a manifest of
+                // many short lists holds no more than its tables.
+                out.shrink_to_fit();
                 return Some(out);
             }
         }
@@ -919,5 +924,27 @@ mod tests {
             }
         }
         assert!(cases > 3000 && taken > 50, "{cases} {taken}");
+    }
+
+    /// A list of tables reserves room from its first table's size, and gives back what it
+    /// did not use: a manifest of many short lists (here a TENSORS attribute of one tensor
+    /// per node) holds no more than its tables.
+    #[test]
+    fn short_lists_keep_no_room() {
+        let tensor = r#"{"dtype":1,"dims":[0],"data":{"offset":0,"length":0}}"#;
+        let node = format!(r#"{{"op":"C","outputs":["c"],"attributes":[{{"name":"t","type":9,"value":[{tensor}]}}]}}"#);
+        let nodes: alloc::vec::Vec<String> = (0..50)
+            .map(|i| node.replace(r#"["c"]"#, &format!(r#"["c{i}"]"#)))
+            .collect();
+        let f = manifest(&format!(r#"{{"nodes":[{}]}}"#, nodes.join(",")), "");
+        let model = direct(&f).unwrap().unwrap();
+        assert_eq!(model.graph.nodes.len(), 50);
+        assert_eq!(model.graph.nodes.capacity(), 50);
+        for n in &model.graph.nodes {
+            match &n.attributes[0].value {
+                Some(AttrValue::Tensors(t)) => assert_eq!((t.len(), t.capacity()), (1, 1)),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }
