@@ -258,8 +258,9 @@ impl<'m> Resolver<'m, '_> {
         Ok(())
     }
 
-    /// Node `i` of the innermost graph: its domain (rule 4) and inputs (rule 2), then its
-    /// subgraphs and the next node; past the last node, the graph has no current node.
+    /// The nodes of the innermost graph from `first` on: each one's domain (rule 4) and
+    /// inputs (rule 2), then its subgraphs, then the next node; past the last node, the
+    /// graph has no current node.
     fn node<'a>(&mut self, nodes: &'m [Node<'a>], first: usize, tasks: &mut Vec<Task<'m, 'a>>) -> R<()> {
         // Nodes without subgraphs are resolved in this loop; a node with one hands its
         // subgraphs, then the nodes after it, to the task stack.
