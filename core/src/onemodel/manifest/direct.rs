@@ -169,6 +169,13 @@ fn estimate<T>(first: usize, left: usize) -> usize {
     (left / first.max(1)).min(super::RESERVE_BYTES / size)
 }
 
+/// Most bytes of room a list read by [`Direct::list`] keeps beyond its elements: a list
+/// grows by doubling, from four elements, so a node's one attribute (216 bytes) would
+/// otherwise hold room for three more for as long as the model lives, where the exact
+/// reader reserves each list at its length. Short lists of small elements (a node's
+/// inputs, a tensor's dims) stay as they grew, without a second allocation.
+const SLACK_BYTES: usize = 256;
+
 /// True when every bit of `required` is in `seen`.
 fn has(seen: u32, required: u32) -> D<()> {
     (seen & required == required).then_some(())
@@ -260,7 +267,8 @@ impl<'a> Direct<'a> {
         Some(i)
     }
 
-    /// The elements of an array, each read by `item`.
+    /// The elements of an array, each read by `item`. The list keeps at most
+    /// [`SLACK_BYTES`] of room beyond its elements.
     #[inline(always)]
     fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> D<T>) -> D<Vec<T>> {
         self.open(b'[')?;
@@ -271,6 +279,9 @@ impl<'a> Direct<'a> {
         loop {
             out.push(item(self)?);
             if !self.more(b']')? {
+                if (out.capacity() - out.len()).saturating_mul(core::mem::size_of::<T>()) > SLACK_BYTES {
+                    out.shrink_to_fit();
+                }
                 return Some(out);
             }
         }
@@ -946,5 +957,21 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    /// A list of large elements keeps no more than `SLACK_BYTES` of room: a node's one
+    /// attribute is not followed by room for three more.
+    #[test]
+    fn lists_of_large_elements_keep_little_room() {
+        let g = GRAPH.replace(
+            r#""outputs":["y"]}"#,
+            r#""outputs":["y"],"attributes":[{"name":"a","type":2,"value":1}]}"#,
+        );
+        let f = manifest(&g, "");
+        let model = direct(&f).unwrap().unwrap();
+        let attributes = &model.graph.nodes[0].attributes;
+        assert_eq!((attributes.len(), attributes.capacity()), (1, 1));
+        let inputs = &model.graph.nodes[0].inputs;
+        assert!((inputs.capacity() - inputs.len()) * core::mem::size_of::<Cow<'_, str>>() <= SLACK_BYTES);
     }
 }
