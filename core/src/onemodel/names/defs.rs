@@ -1,20 +1,20 @@
 //! The names one graph or function body defines (`spec/onemodel.md` §3.1 rule 1): collected
 //! in definition order (inputs, initializers, sparse initializers, node outputs), then
-//! sorted once, so each later lookup is a binary search. A second definition of a name is
+//! sorted once, so each later lookup searches a few entries. A second definition of a name is
 //! found per name from the sorted order and reported at the earliest one in definition
 //! order, exactly where defining them one by one into an ordered map would fail. O(n log n).
 //!
-//! Names are ordered by a [`Key`]: a 64-bit hash of the whole name, then the name itself.
-//! Nearly every comparison is then one integer comparison, also for the names of real
-//! models, which share long prefixes (`model.layers.12.self_attn.q_proj.weight`); and a
-//! lookup is a branch-free binary search over a column of hashes alone, with the names
-//! compared only where hashes are equal. Names chosen to share one hash cost what a
-//! string comparison costs, never more: the order is still total, so the bound holds.
+//! Names are ordered by a [`Key`]: a 64-bit hash of the whole name, then the name itself
+//! (`sorted`: placed by the hash's top bits, then each bucket sorted). Nearly every
+//! comparison is then one integer comparison, also for the names of real models, which
+//! share long prefixes (`model.layers.12.self_attn.q_proj.weight`); and a lookup goes to
+//! its bucket and searches it branch-free over a column of hashes alone, with the names
+//! compared only where hashes are equal. Names chosen to share one hash cost what a string
+//! comparison costs, never more: the order is still total, so the bound holds.
 
 use super::Def;
 use crate::onemodel::manifest::{self, Seg};
 use alloc::vec::Vec;
-use core::cmp::Ordering;
 
 /// A name with its hash: ordered by the hash, then by the name.
 #[derive(Clone, Copy, Debug)]
@@ -30,18 +30,6 @@ impl<'m> Key<'m> {
             hash: hash(name.as_bytes()),
             name,
         }
-    }
-}
-
-impl Ord for Key<'_> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.hash.cmp(&other.hash).then_with(|| self.name.cmp(other.name))
-    }
-}
-
-impl PartialOrd for Key<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 
@@ -147,14 +135,16 @@ pub(super) struct NameSet<'m> {
 
 impl<'m> FromIterator<&'m str> for NameSet<'m> {
     fn from_iter<I: IntoIterator<Item = &'m str>>(names: I) -> Self {
-        let mut keys: Vec<Key<'m>> = names.into_iter().map(Key::new).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let mut set = NameSet {
-            hashes: keys.iter().map(|k| k.hash).collect(),
-            names: keys.iter().map(|k| k.name).collect(),
-            ..NameSet::default()
-        };
+        let keys: Vec<Key<'m>> = names.into_iter().map(Key::new).collect();
+        let order = sorted(&keys, |k| k);
+        let mut set = NameSet::with_capacity(keys.len());
+        let mut last: Option<&Key<'m>> = None;
+        for key in order.iter().filter_map(|k| keys.get(index(k))) {
+            if last != Some(key) {
+                set.push(*key);
+            }
+            last = Some(key);
+        }
         set.index();
         set
     }
@@ -238,7 +228,7 @@ impl<'m> Collect<'m> {
     /// name again (once: a second one is a redefinition).
     pub fn finish(self) -> Result<Defs<'m>, At> {
         let list = &self.list;
-        let keys = sorted(list);
+        let keys = sorted(list, |(key, ..)| key);
         let entry = |k: &u128| list.get(index(k)).map(|&(key, def, at)| (key, def, at, index(k)));
         let mut defs = Defs {
             names: NameSet::with_capacity(keys.len()),
@@ -280,18 +270,19 @@ fn index(k: &u128) -> usize {
     usize::try_from(k & u128::from(u64::MAX)).unwrap_or(usize::MAX)
 }
 
-/// The definitions of `list` in the order of (key, index), each as its hash and index in
-/// one `u128` (see [`index`]): the definitions of one name together, in definition order.
+/// The elements of `list` in the order of (key, index), each as its key's hash and its
+/// index in one `u128` (see [`index`]): the elements of one name together, in list order.
+/// What both a graph's definitions and a set of names are sorted by.
 /// Placed by the top bits of their hashes (a counting sort: as many buckets as the power of
 /// two at or above their number), then each bucket, almost never more than a few entries,
 /// sorted as integers, and each run of one hash in it by name. Hashes made to share their
 /// top bits only make one bucket's sort longer: O(n log n) still.
-fn sorted(list: &[(Key<'_>, Def, At)]) -> Vec<u128> {
+fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
     let bits = list.len().next_power_of_two().trailing_zeros();
     let bucket = |k: &Key<'_>| usize::try_from(k.hash.checked_shr(64 - bits).unwrap_or(0)).unwrap_or(0);
     // starts[b + 1] counts bucket b, then (summed) starts[b] is where bucket b begins.
     let mut starts = alloc::vec![0usize; (1 << bits) + 1];
-    for (k, ..) in list {
+    for k in list.iter().map(&key) {
         if let Some(c) = starts.get_mut(bucket(k) + 1) {
             *c += 1;
         }
@@ -304,7 +295,7 @@ fn sorted(list: &[(Key<'_>, Def, At)]) -> Vec<u128> {
     }
     let mut keys = alloc::vec![0u128; list.len()];
     let mut next = starts.clone();
-    for (i, (k, ..)) in list.iter().enumerate() {
+    for (i, k) in list.iter().map(&key).enumerate() {
         if let Some(at) = next.get_mut(bucket(k))
             && let Some(slot) = keys.get_mut(*at)
         {
@@ -312,7 +303,7 @@ fn sorted(list: &[(Key<'_>, Def, At)]) -> Vec<u128> {
             *at += 1;
         }
     }
-    let name = |k: &u128| list.get(index(k)).map_or("", |(k, ..)| k.name);
+    let name = |k: &u128| list.get(index(k)).map_or("", |e| key(e).name);
     for b in starts.windows(2) {
         let [lo, hi] = [b.first().copied().unwrap_or(0), b.get(1).copied().unwrap_or(0)];
         let Some(run) = keys.get_mut(lo..hi).filter(|run| run.len() > 1) else {
@@ -416,11 +407,11 @@ mod tests {
         assert_eq!(d.get(&Key::new("d")), None);
     }
 
-    /// Keys are equal exactly when their names are, and order names totally, also names
-    /// that share their first eight bytes, differ only in length or hold zero bytes; every
-    /// such name is found.
+    /// Keys are equal exactly when their names are, also names that share their first
+    /// eight bytes, differ only in length or hold zero bytes; every such name is found.
+    /// (Their order is `sorted`'s, tested against a full sort below.)
     #[test]
-    fn keys_order_names_totally() {
+    fn keys_are_equal_exactly_when_names_are() {
         let names = [
             "",
             "\0",
@@ -442,7 +433,6 @@ mod tests {
             for b in names {
                 let (ka, kb) = (Key::new(a), Key::new(b));
                 assert_eq!(ka == kb, a == b, "{a:?} {b:?}");
-                assert_eq!(ka.cmp(&kb), kb.cmp(&ka).reverse(), "{a:?} {b:?}");
             }
         }
         let list: alloc::vec::Vec<_> = names
@@ -566,7 +556,26 @@ mod tests {
                 let (x, y) = (&list[index(a)].0, &list[index(b)].0);
                 x.hash.cmp(&y.hash).then(x.name.cmp(y.name)).then(a.cmp(b))
             });
-            assert_eq!(sorted(&list), full, "{n}");
+            assert_eq!(sorted(&list, |(key, ..)| key), full, "{n}");
         }
+    }
+
+    /// A set of names keeps each once, in the order `sorted` gives, and finds exactly its
+    /// names (as the operator set domains of a model and of a function are looked up).
+    #[test]
+    fn name_sets_keep_each_name_once() {
+        let set: NameSet<'_> = ["", "local", "ai.onnx.ml", "local", "", "com.example.layers"]
+            .into_iter()
+            .collect();
+        assert_eq!(set.names.len(), 4);
+        assert!(set.hashes.windows(2).all(|w| w[0] <= w[1]));
+        for name in ["", "local", "ai.onnx.ml", "com.example.layers"] {
+            assert!(set.contains(name), "{name:?}");
+        }
+        for name in ["loca", "local ", "ai.onnx", "com.example.layer"] {
+            assert!(!set.contains(name), "{name:?}");
+        }
+        let empty: NameSet<'_> = core::iter::empty().collect();
+        assert!(!empty.contains(""));
     }
 }
