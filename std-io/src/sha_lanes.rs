@@ -6,7 +6,10 @@
 //! fills those gaps (about 1.3 times the throughput of two chains in turn on the machine
 //! of `cli/benches/HISTORY.md`, "Two SHA-256 lanes"). The rounds are FIPS 180-4 §6.2.2 in
 //! the SHA extensions' layout (state words A, B, E, F and C, D, G, H; four message words
-//! per vector).
+//! per vector). When the caller asks for the CRC-32s too, each block's four 16-byte
+//! vectors, loaded once, are also folded into its lane's CRC-32 with the carry-less
+//! multiplier (`pclmulqdq`), which the SHA rounds leave idle: the CRC-32 then costs almost
+//! nothing beside them (`cli/benches/HISTORY.md`, "CRC-32 folded into the lanes").
 //!
 //! This module holds the project's second `unsafe` block, besides the memory map: one
 //! call into the code compiled for the SHA extensions, made only after the processor has
@@ -14,10 +17,10 @@
 //! (a function compiled for their target features), and every load is a safe read of a
 //! slice.
 
-use modelgate_core::digest::lanes::{Block, CompressPair, in_turn};
+use modelgate_core::digest::lanes::{Block, CompressPair, Lane, in_turn};
 
 /// The two lanes of this processor: `Some` when it has the SHA extensions (and SSSE3,
-/// SSE4.1), `None` otherwise, and on any other architecture.
+/// SSE4.1, PCLMULQDQ), `None` otherwise, and on any other architecture.
 pub fn compress_pair() -> Option<CompressPair> {
     #[cfg(target_arch = "x86_64")]
     if x86::available() {
@@ -28,11 +31,14 @@ pub fn compress_pair() -> Option<CompressPair> {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Block, in_turn};
+    use super::{Block, Lane, in_turn};
     use core::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_alignr_epi8, _mm_blend_epi16, _mm_extract_epi32, _mm_set_epi32, _mm_set_epi64x,
-        _mm_sha256msg1_epu32, _mm_sha256msg2_epu32, _mm_sha256rnds2_epu32, _mm_shuffle_epi8, _mm_shuffle_epi32,
+        __m128i, _mm_add_epi32, _mm_alignr_epi8, _mm_and_si128, _mm_blend_epi16, _mm_clmulepi64_si128,
+        _mm_cvtsi32_si128, _mm_extract_epi32, _mm_set_epi32, _mm_set_epi64x, _mm_sha256msg1_epu32,
+        _mm_sha256msg2_epu32, _mm_sha256rnds2_epu32, _mm_shuffle_epi8, _mm_shuffle_epi32, _mm_srli_si128,
+        _mm_xor_si128,
     };
+    use modelgate_core::digest::crc32_continue;
 
     /// SHA-256's round constants (FIPS 180-4 §4.2.2).
     const K: [u32; 64] = [
@@ -102,27 +108,28 @@ mod x86 {
         0xc671_78f2,
     ];
 
-    /// True when this processor has every extension [`two_chains`] is compiled for.
+    /// True when this processor has every extension [`two_lanes`] is compiled for.
     pub fn available() -> bool {
         std::arch::is_x86_feature_detected!("sha")
             && std::arch::is_x86_feature_detected!("ssse3")
             && std::arch::is_x86_feature_detected!("sse4.1")
+            && std::arch::is_x86_feature_detected!("pclmulqdq")
     }
 
-    /// The [`super::CompressPair`] of the SHA extensions: both chains side by side while
+    /// The [`super::CompressPair`] of the SHA extensions: both lanes side by side while
     /// both have blocks, then the rest of the longer one alone.
-    pub fn compress_pair(state_a: &mut [u32; 8], state_b: &mut [u32; 8], a: &[Block], b: &[Block]) {
+    pub fn compress_pair(lanes: &mut [Lane; 2], [a, b]: [&[Block]; 2]) {
         let both = a.len().min(b.len());
         let ((a_both, a_rest), (b_both, b_rest)) = (a.split_at(both), b.split_at(both));
         if available() {
-            // SAFETY: `two_chains` is compiled for the "sha", "ssse3" and "sse4.1" target
-            // features (SSE2 is x86-64's baseline), and `available` has just checked that
-            // this processor has all three. It reads only its slice arguments.
-            unsafe { two_chains(state_a, state_b, a_both, b_both) };
+            // SAFETY: `two_lanes` is compiled for the "sha", "ssse3", "sse4.1" and
+            // "pclmulqdq" target features (SSE2 is x86-64's baseline), and `available` has
+            // just checked that this processor has all four. It reads only its arguments.
+            unsafe { two_lanes(lanes, [a_both, b_both]) };
         } else {
-            in_turn(state_a, state_b, a_both, b_both);
+            in_turn(lanes, [a_both, b_both]);
         }
-        in_turn(state_a, state_b, a_rest, b_rest);
+        in_turn(lanes, [a_rest, b_rest]);
     }
 
     /// One chain's state in the SHA extensions' layout.
@@ -168,16 +175,29 @@ mod x86 {
         }
     }
 
-    /// Message words `4i` to `4i + 3` of `block` (big-endian, FIPS 180-4 §6.2.2 step 1).
+    /// Bytes `16i` to `16i + 15` of `block` as they lie (little-endian lanes).
     #[target_feature(enable = "sha,ssse3,sse4.1")]
-    fn words(block: &Block, i: usize) -> __m128i {
+    fn vector(block: &Block, i: usize) -> __m128i {
         let at = |o: usize| {
             let mut b = [0u8; 8];
             b.copy_from_slice(&block[16 * i + o..16 * i + o + 8]);
             i64::from_le_bytes(b)
         };
+        _mm_set_epi64x(at(8), at(0))
+    }
+
+    /// The block's four vectors ([`vector`]).
+    #[target_feature(enable = "sha,ssse3,sse4.1")]
+    fn vectors(block: &Block) -> [__m128i; 4] {
+        [vector(block, 0), vector(block, 1), vector(block, 2), vector(block, 3)]
+    }
+
+    /// Message words `4i` to `4i + 3` from the block's vector `4i..4i + 4` (big-endian,
+    /// FIPS 180-4 §6.2.2 step 1).
+    #[target_feature(enable = "sha,ssse3,sse4.1")]
+    fn words(v: __m128i) -> __m128i {
         let swap = _mm_set_epi64x(0x0c0d_0e0f_0809_0a0b, 0x0405_0607_0001_0203);
-        _mm_shuffle_epi8(_mm_set_epi64x(at(8), at(0)), swap)
+        _mm_shuffle_epi8(v, swap)
     }
 
     /// Message words `t` to `t + 3` from the sixteen before them, in four vectors oldest
@@ -203,40 +223,152 @@ mod x86 {
         Chain { abef, cdgh }
     }
 
-    /// Compresses `a[i]` into `state_a` and `b[i]` into `state_b` for each `i`, both
-    /// chains' rounds interleaved (`a` and `b` have the same length).
+    /// One block of each chain, the rounds of the two interleaved, from the blocks'
+    /// vectors ([`vectors`]).
+    ///
+    /// Not inlined into the loop over blocks: there, the compiler keeps the sixteen round
+    /// constants in registers and spills the chains' message words instead, which made the
+    /// loop about 4% slower than this call per block (`cli/benches/HISTORY.md`, "CRC-32
+    /// folded into the lanes").
     #[target_feature(enable = "sha,ssse3,sse4.1")]
-    fn two_chains(state_a: &mut [u32; 8], state_b: &mut [u32; 8], a: &[Block], b: &[Block]) {
-        let (mut x, mut y) = (load(state_a), load(state_b));
-        for (bx, by) in a.iter().zip(b) {
-            let (x0, y0) = (x, y);
-            let mut wx = [words(bx, 0), words(bx, 1), words(bx, 2), words(bx, 3)];
-            let mut wy = [words(by, 0), words(by, 1), words(by, 2), words(by, 3)];
-            // Sixteen groups of four rounds, written out so that the message vectors stay
-            // in registers (constant indices).
-            macro_rules! group {
-                ($($i:literal)*) => {$(
-                    if $i >= 4 {
-                        wx[$i % 4] = next_words(wx[$i % 4], wx[($i + 1) % 4], wx[($i + 2) % 4], wx[($i + 3) % 4]);
-                        wy[$i % 4] = next_words(wy[$i % 4], wy[($i + 1) % 4], wy[($i + 2) % 4], wy[($i + 3) % 4]);
-                    }
-                    let k = constants($i);
-                    x = rounds(x, _mm_add_epi32(wx[$i % 4], k));
-                    y = rounds(y, _mm_add_epi32(wy[$i % 4], k));
-                )*};
-            }
-            group!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-            x = Chain {
-                abef: _mm_add_epi32(x.abef, x0.abef),
-                cdgh: _mm_add_epi32(x.cdgh, x0.cdgh),
-            };
-            y = Chain {
-                abef: _mm_add_epi32(y.abef, y0.abef),
-                cdgh: _mm_add_epi32(y.cdgh, y0.cdgh),
-            };
+    #[inline(never)]
+    fn block_pair(x: &mut Chain, y: &mut Chain, vx: &[__m128i; 4], vy: &[__m128i; 4]) {
+        let (x0, y0) = (*x, *y);
+        let (mut cx, mut cy) = (*x, *y);
+        let mut wx = [words(vx[0]), words(vx[1]), words(vx[2]), words(vx[3])];
+        let mut wy = [words(vy[0]), words(vy[1]), words(vy[2]), words(vy[3])];
+        // Sixteen groups of four rounds, written out so that the message vectors stay in
+        // registers (constant indices).
+        macro_rules! group {
+            ($($i:literal)*) => {$(
+                if $i >= 4 {
+                    wx[$i % 4] = next_words(wx[$i % 4], wx[($i + 1) % 4], wx[($i + 2) % 4], wx[($i + 3) % 4]);
+                    wy[$i % 4] = next_words(wy[$i % 4], wy[($i + 1) % 4], wy[($i + 2) % 4], wy[($i + 3) % 4]);
+                }
+                let k = constants($i);
+                cx = rounds(cx, _mm_add_epi32(wx[$i % 4], k));
+                cy = rounds(cy, _mm_add_epi32(wy[$i % 4], k));
+            )*};
         }
-        store(x, state_a);
-        store(y, state_b);
+        group!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        *x = Chain {
+            abef: _mm_add_epi32(cx.abef, x0.abef),
+            cdgh: _mm_add_epi32(cx.cdgh, x0.cdgh),
+        };
+        *y = Chain {
+            abef: _mm_add_epi32(cy.abef, y0.abef),
+            cdgh: _mm_add_epi32(cy.cdgh, y0.cdgh),
+        };
+    }
+
+    /// Steps both lanes over `a[i]` and `b[i]` for each `i` (`a` and `b` have the same
+    /// length), and folds each block into its lane's CRC-32 when both lanes want one (a
+    /// lane alone that wants one continues its CRC-32 over its blocks afterwards).
+    #[target_feature(enable = "sha,ssse3,sse4.1,pclmulqdq")]
+    fn two_lanes(lanes: &mut [Lane; 2], [a, b]: [&[Block]; 2]) {
+        let [la, lb] = lanes;
+        let (mut x, mut y) = (load(&la.state), load(&lb.state));
+        let mut blocks = a.iter().zip(b);
+        if let (Some(ca), Some(cb)) = (la.crc32, lb.crc32)
+            && let Some((ba, bb)) = blocks.next()
+        {
+            let (va, vb) = (vectors(ba), vectors(bb));
+            let (mut fa, mut fb) = (Fold::start(ca, va), Fold::start(cb, vb));
+            block_pair(&mut x, &mut y, &va, &vb);
+            for (ba, bb) in blocks {
+                let (va, vb) = (vectors(ba), vectors(bb));
+                fa = fa.next(va);
+                fb = fb.next(vb);
+                block_pair(&mut x, &mut y, &va, &vb);
+            }
+            la.crc32 = Some(fa.finish());
+            lb.crc32 = Some(fb.finish());
+        } else {
+            for (ba, bb) in blocks {
+                block_pair(&mut x, &mut y, &vectors(ba), &vectors(bb));
+            }
+            for (lane, blocks) in [(&mut *la, a), (&mut *lb, b)] {
+                lane.crc32 = lane.crc32.map(|crc| crc32_continue(crc, blocks.as_flattened()));
+            }
+        }
+        store(x, &mut la.state);
+        store(y, &mut lb.state);
+    }
+
+    /// A CRC-32 (ISO-HDLC, bit-reflected) being computed four 16-byte vectors at a time:
+    /// the 512-bit remainder so far, kept unreduced in four vectors, each of which is
+    /// multiplied forward by 512 bits (x⁵¹² mod P, carry-less) and added to the vector of
+    /// the next block at its place ("folding", Intel's "Fast CRC Computation for Generic
+    /// Polynomials Using PCLMULQDQ Instruction", 2009, bit-reflected form). [`Fold::finish`]
+    /// reduces it to the 32-bit CRC.
+    #[derive(Clone, Copy)]
+    struct Fold([__m128i; 4]);
+
+    /// The two multipliers of a 512-bit fold (low and high 64-bit halves of a vector).
+    const FOLD_512: (i64, i64) = (0x1_5444_2bd4, 0x1_c6e4_1596);
+    /// The two multipliers of a 128-bit fold.
+    const FOLD_128: (i64, i64) = (0x1_7519_97d0, 0x0_ccaa_009e);
+    /// The multiplier that folds 64 bits into 32.
+    const FOLD_64: i64 = 0x1_63cd_6124;
+    /// The polynomial P (x³² term included) and Barrett's μ = ⌊x⁶⁴ / P⌋, bit-reflected.
+    const P: i64 = 0x1_db71_0641;
+    const MU: i64 = 0x1_f701_1641;
+
+    /// `a` multiplied forward by the fold whose multipliers are `k`, plus `b`.
+    #[target_feature(enable = "sse4.1,pclmulqdq")]
+    fn fold(a: __m128i, k: __m128i, b: __m128i) -> __m128i {
+        let lo = _mm_clmulepi64_si128(a, k, 0x00);
+        let hi = _mm_clmulepi64_si128(a, k, 0x11);
+        _mm_xor_si128(_mm_xor_si128(lo, hi), b)
+    }
+
+    impl Fold {
+        /// The first block of a string whose bytes so far have the CRC-32 `crc`: the
+        /// register's initial value (the inverted CRC) is added to the block's first 32 bits.
+        #[target_feature(enable = "sse4.1,pclmulqdq")]
+        fn start(crc: u32, v: [__m128i; 4]) -> Fold {
+            let [v0, v1, v2, v3] = v;
+            let initial = _mm_cvtsi32_si128(i32::from_ne_bytes((!crc).to_ne_bytes()));
+            Fold([_mm_xor_si128(v0, initial), v1, v2, v3])
+        }
+
+        /// The next block.
+        #[target_feature(enable = "sse4.1,pclmulqdq")]
+        fn next(self, v: [__m128i; 4]) -> Fold {
+            let k = _mm_set_epi64x(FOLD_512.1, FOLD_512.0);
+            let [f0, f1, f2, f3] = self.0;
+            Fold([
+                fold(f0, k, v[0]),
+                fold(f1, k, v[1]),
+                fold(f2, k, v[2]),
+                fold(f3, k, v[3]),
+            ])
+        }
+
+        /// The CRC-32 of the bytes folded so far, in its final form: the four vectors folded
+        /// into one, that one reduced to 64 bits, then to 32, then Barrett's reduction.
+        #[target_feature(enable = "sse4.1,pclmulqdq")]
+        fn finish(self) -> u32 {
+            let [f0, f1, f2, f3] = self.0;
+            let k = _mm_set_epi64x(FOLD_128.1, FOLD_128.0);
+            let x = fold(fold(fold(f0, k, f1), k, f2), k, f3);
+            let low32 = _mm_set_epi32(0, 0, 0, -1);
+            // 128 bits to 96: the low 64 bits times the 128-bit fold's second multiplier,
+            // plus the high 64 bits.
+            let x = _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x10), _mm_srli_si128(x, 8));
+            // 96 bits to 64: the low 32 bits times the 64-bit fold's multiplier, plus the rest.
+            let k64 = _mm_set_epi64x(0, FOLD_64);
+            let x = _mm_xor_si128(
+                _mm_clmulepi64_si128(_mm_and_si128(x, low32), k64, 0x00),
+                _mm_srli_si128(x, 4),
+            );
+            // Barrett: T1 = (R mod x³²)·μ, T2 = (T1 mod x³²)·P, CRC = (R + T2) / x³².
+            let pmu = _mm_set_epi64x(MU, P);
+            let t1 = _mm_clmulepi64_si128(_mm_and_si128(x, low32), pmu, 0x10);
+            let t2 = _mm_clmulepi64_si128(_mm_and_si128(t1, low32), pmu, 0x00);
+            let c = _mm_extract_epi32(_mm_xor_si128(x, t2), 1);
+            !u32::from_ne_bytes(c.to_ne_bytes())
+        }
     }
 }
 
@@ -244,12 +376,27 @@ mod x86 {
 mod tests {
     use super::*;
     use crate::threads::Threads;
-    use modelgate_core::digest::lanes::sha256_pair;
-    use modelgate_core::digest::sha256;
+    use modelgate_core::digest::lanes::{PairDigest, sha256_pair};
+    use modelgate_core::digest::{crc32, sha256};
     use modelgate_core::join::Join;
 
     fn blocks(n: usize, seed: u64) -> Vec<Block> {
         Rng(seed).bytes(64 * n).as_chunks::<64>().0.to_vec()
+    }
+
+    /// What [`sha256_pair`] must give for `s` with its CRC-32.
+    fn want(s: &[u8]) -> PairDigest {
+        PairDigest {
+            sha256: sha256(s),
+            crc32: Some(crc32(s)),
+        }
+    }
+
+    /// Both lanes compressed by `pair` from `start`.
+    fn compressed(pair: CompressPair, start: [Lane; 2], a: &[Block], b: &[Block]) -> [Lane; 2] {
+        let mut lanes = start;
+        pair(&mut lanes, [a, b]);
+        lanes
     }
 
     /// On a processor with the SHA extensions the lanes are offered (CI's machines have
@@ -265,26 +412,75 @@ mod tests {
         for na in 0..10 {
             for nb in 0..10 {
                 let (a, b) = (blocks(na, 1 + na as u64), blocks(nb, 99 + nb as u64));
-                let start = [[na as u32; 8], core::array::from_fn(|i| (i * nb) as u32)];
-                let (mut x, mut y) = (start[0], start[1]);
-                lanes(&mut x, &mut y, &a, &b);
-                let (mut rx, mut ry) = (start[0], start[1]);
-                in_turn(&mut rx, &mut ry, &a, &b);
-                assert_eq!([x, y], [rx, ry], "{na} {nb}");
+                for crcs in [
+                    [None, None],
+                    [Some(0), Some(0)],
+                    [Some(na as u32), None],
+                    [None, Some(!0)],
+                ] {
+                    let start = [
+                        Lane {
+                            state: [na as u32; 8],
+                            crc32: crcs[0],
+                        },
+                        Lane {
+                            state: core::array::from_fn(|i| (i * nb) as u32),
+                            crc32: crcs[1],
+                        },
+                    ];
+                    let got = compressed(lanes, start, &a, &b);
+                    assert_eq!(got, compressed(in_turn, start, &a, &b), "{na} {nb} {crcs:?}");
+                }
             }
         }
     }
 
-    /// The digests through the lanes are SHA-256's, across chunk ends and uneven lengths.
+    /// The digests through the lanes are SHA-256's and CRC-32's, across chunk ends and
+    /// uneven lengths; without the CRC-32s asked for, the SHA-256s alone.
     #[test]
-    fn sha256_pair_on_the_lanes_is_sha256() {
+    fn sha256_pair_on_the_lanes_is_sha256_and_crc32() {
         let Some(lanes) = compress_pair() else {
             return;
         };
         let data = blocks(3000, 7).concat();
         for (la, lb) in [(0, 0), (1, 64), (65_536, 65_536), (131_137, 70_000), (191_999, 192_000)] {
             let (a, b) = (&data[..la], &data[data.len() - lb..]);
-            assert_eq!(sha256_pair(a, b, lanes, |_, _| {}), [sha256(a), sha256(b)], "{la} {lb}");
+            assert_eq!(sha256_pair(a, b, lanes, true), [want(a), want(b)], "{la} {lb}");
+            let alone = sha256_pair(a, b, lanes, false);
+            assert_eq!(
+                alone.map(|d| (d.sha256, d.crc32)),
+                [(sha256(a), None), (sha256(b), None)]
+            );
+        }
+    }
+
+    /// The folded CRC-32 is the ISO-HDLC CRC-32 of the standard check string repeated to
+    /// whole blocks, of all-zero and all-one blocks, and of one block after every
+    /// single-bit starting value.
+    #[test]
+    fn the_folded_crc32_is_iso_hdlc() {
+        let Some(lanes) = compress_pair() else {
+            return;
+        };
+        let check: Vec<u8> = b"123456789".iter().copied().cycle().take(64 * 5).collect();
+        for data in [check, vec![0u8; 64 * 3], vec![0xff; 64 * 2]] {
+            let (b, _) = data.as_chunks::<64>();
+            let start = Lane {
+                state: [0; 8],
+                crc32: Some(0),
+            };
+            let [x, y] = compressed(lanes, [start; 2], b, b);
+            assert_eq!([x.crc32, y.crc32], [Some(crc32(&data)); 2]);
+        }
+        let block = blocks(1, 5);
+        for bit in 0..32 {
+            let start = Lane {
+                state: [0; 8],
+                crc32: Some(1 << bit),
+            };
+            let [x, _] = compressed(lanes, [start; 2], &block, &block);
+            let want = modelgate_core::digest::crc32_continue(1 << bit, block.as_flattened());
+            assert_eq!(x.crc32, Some(want), "{bit}");
         }
     }
 
@@ -308,18 +504,10 @@ mod tests {
         }
     }
 
-    /// The SHA-256 of `a` and `b` through the processor's lanes, as the readers take them
-    /// (`Threads::sha256_pair`), with `visit` seeing every byte of each once, in order.
-    fn on_the_lanes(lanes: CompressPair, a: &[u8], b: &[u8]) -> [[u8; 32]; 2] {
-        let mut seen = [0usize; 2];
-        let got = sha256_pair(a, b, lanes, |x, y| {
-            assert_eq!(x, &a[seen[0]..seen[0] + x.len()]);
-            assert_eq!(y, &b[seen[1]..seen[1] + y.len()]);
-            seen[0] += x.len();
-            seen[1] += y.len();
-        });
-        assert_eq!(seen, [a.len(), b.len()]);
-        got
+    /// The SHA-256 and CRC-32 of `a` and `b` through the processor's lanes, as the readers
+    /// take them (`Threads::sha256_pair`).
+    fn on_the_lanes(lanes: CompressPair, a: &[u8], b: &[u8]) -> [PairDigest; 2] {
+        sha256_pair(a, b, lanes, true)
     }
 
     /// The lanes' digests are the `sha2` crate's SHA-256 for random contents and random
@@ -338,8 +526,8 @@ mod tests {
             let (sa, sb) = (rng.below(pool.len() - 400), rng.below(pool.len() - 400));
             let a = &pool[sa + oa..sa + oa + la];
             let b = &pool[sb + ob..sb + ob + lb];
-            assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
-            assert_eq!(on_the_lanes(lanes, b, a), [sha256(b), sha256(a)], "{lb} {la}");
+            assert_eq!(on_the_lanes(lanes, a, b), [want(a), want(b)], "{la} {lb}");
+            assert_eq!(on_the_lanes(lanes, b, a), [want(b), want(a)], "{lb} {la}");
         }
     }
 
@@ -370,14 +558,14 @@ mod tests {
         for &la in &lens {
             for &lb in &lens {
                 let (a, b) = (&data[..la], &data[data.len() - lb..]);
-                assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
+                assert_eq!(on_the_lanes(lanes, a, b), [want(a), want(b)], "{la} {lb}");
             }
         }
         // Lengths one block (and one block and a byte) apart.
         for la in 0..200 {
             for d in [63, 64, 65] {
                 let (a, b) = (&data[1..1 + la], &data[3..3 + la + d]);
-                assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} +{d}");
+                assert_eq!(on_the_lanes(lanes, a, b), [want(a), want(b)], "{la} +{d}");
             }
         }
     }
@@ -400,18 +588,19 @@ mod tests {
             (200, 300_007),
         ] {
             let (a, b) = (&big[5..5 + la], &big[70 - 1..70 - 1 + lb]);
-            assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
-            assert_eq!(on_the_lanes(lanes, b, a), [sha256(b), sha256(a)], "{lb} {la}");
+            assert_eq!(on_the_lanes(lanes, a, b), [want(a), want(b)], "{la} {lb}");
+            assert_eq!(on_the_lanes(lanes, b, a), [want(b), want(a)], "{lb} {la}");
         }
         for _ in 0..2 {
             let (la, lb) = (rng.below(300 << 10), rng.below(300 << 10));
             let (a, b) = (&big[3..3 + la], &big[11..11 + lb]);
-            assert_eq!(on_the_lanes(lanes, a, b), [sha256(a), sha256(b)], "{la} {lb}");
+            assert_eq!(on_the_lanes(lanes, a, b), [want(a), want(b)], "{la} {lb}");
         }
     }
 
-    /// The lanes' compression alone, from random states over random block counts up to 40
-    /// (each lane's blocks from a misaligned sub-slice), is `compress256`'s in turn.
+    /// The lanes' compression alone, from random states and CRC-32s over random block
+    /// counts up to 40 (each lane's blocks from a misaligned sub-slice), is `compress256`'s
+    /// and crc32fast's in turn.
     #[test]
     fn the_lanes_compress_random_states_and_counts_as_compress256_does() {
         let Some(lanes) = compress_pair() else {
@@ -424,12 +613,12 @@ mod tests {
             let (oa, ob) = (rng.below(64), rng.below(64));
             let (a, _) = pool[oa..oa + 64 * na].as_chunks::<64>();
             let (b, _) = pool[ob..ob + 64 * nb].as_chunks::<64>();
-            let start: [[u32; 8]; 2] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next() as u32));
-            let (mut x, mut y) = (start[0], start[1]);
-            lanes(&mut x, &mut y, a, b);
-            let (mut rx, mut ry) = (start[0], start[1]);
-            in_turn(&mut rx, &mut ry, a, b);
-            assert_eq!([x, y], [rx, ry], "{na} {nb}");
+            let start: [Lane; 2] = core::array::from_fn(|_| Lane {
+                state: core::array::from_fn(|_| rng.next() as u32),
+                crc32: Some(rng.next() as u32),
+            });
+            let got = compressed(lanes, start, a, b);
+            assert_eq!(got, compressed(in_turn, start, a, b), "{na} {nb}");
         }
     }
 }

@@ -131,6 +131,14 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
 }
 
+/// The CRC-32 of the bytes whose CRC-32 is `crc` followed by `bytes` (`crc` in its final
+/// form, `0` for no bytes).
+pub fn crc32_continue(crc: u32, bytes: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new_with_initial(crc);
+    h.update(bytes);
+    h.finalize()
+}
+
 /// SHA-256 of one byte slice, for callers that have the whole input.
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()

@@ -507,9 +507,9 @@ fn run_task<'d>(
             // The split plan hashes only after every read succeeded, so both are there; a
             // digest not recorded here is computed by the caller (§12.0).
             if let (Some(x), Some(y)) = (found_bytes(out, prior, a), found_bytes(out, prior, b)) {
-                let [dx, dy] = sha256_pair(x, y, cx.pair, |_, _| {});
-                out.record_hash(a, dx);
-                out.record_hash(b, dy);
+                let [dx, dy] = sha256_pair(x, y, cx.pair, false);
+                out.record_hash(a, dx.sha256);
+                out.record_hash(b, dy.sha256);
             }
             Ok(())
         }

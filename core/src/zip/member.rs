@@ -5,7 +5,7 @@ use super::archive::Entry;
 use super::error::{ZipError, ZipReason};
 use super::header::STORED;
 use crate::digest::ChunkDigest;
-use crate::digest::lanes::{CompressPair, sha256_pair};
+use crate::digest::lanes::{CompressPair, PairDigest, sha256_pair};
 use crate::inflate::{MAX_CHUNK, inflate_exact};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -63,10 +63,10 @@ pub fn read_member_with<'a>(data: &'a [u8], entry: &Entry, sha256: bool) -> Resu
 }
 
 /// [`read_member`] of two stored members at once (`spec/mlbundle.md` §12.0): their CRC-32s
-/// and SHA-256s in one pass over both, the two SHA-256 chains stepped side by side by
-/// `pair` ([`sha256_pair`]). Each result is what [`read_member`] gives for its member; a
-/// member that is not stored, or whose bytes are not inside `data`, is read by
-/// [`read_member_with`] on its own.
+/// and SHA-256s in one pass over both, the two members stepped side by side by `pair`
+/// ([`sha256_pair`]), which folds each block into both digests of its member. Each result
+/// is what [`read_member`] gives for its member; a member that is not stored, or whose
+/// bytes are not inside `data`, is read by [`read_member_with`] on its own.
 pub fn read_stored_pair<'a>(
     data: &'a [u8],
     [a, b]: [&Entry; 2],
@@ -75,14 +75,13 @@ pub fn read_stored_pair<'a>(
     let (Some(x), Some(y)) = (stored_data(data, a), stored_data(data, b)) else {
         return [a, b].map(|e| read_member_with(data, e, true));
     };
-    let mut crcs = [ChunkDigest::crc_only(), ChunkDigest::crc_only()];
-    let [sx, sy] = sha256_pair(x, y, pair, |cx, cy| {
-        let [ca, cb] = &mut crcs;
-        ca.update(cx);
-        cb.update(cy);
-    });
-    let [ca, cb] = crcs.map(|d| d.crc32());
-    [stored_read(a, x, ca, Some(sx)), stored_read(b, y, cb, Some(sy))]
+    let [dx, dy] = sha256_pair(x, y, pair, true);
+    let read = |e: &Entry, bytes: &'a [u8], d: PairDigest| match d.crc32 {
+        Some(crc) => stored_read(e, bytes, crc, Some(d.sha256)),
+        // A compressor that dropped the CRC-32 it was asked for: the member is read alone.
+        None => read_member_with(data, e, true),
+    };
+    [read(a, x, dx), read(b, y, dy)]
 }
 
 /// The outcome of a stored member's read from its bytes `input` as they lie in the archive

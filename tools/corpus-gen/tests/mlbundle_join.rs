@@ -11,7 +11,7 @@
 //! deflated or mixed, with faults (a CRC-32, a manifest digest or size, a truncated stream)
 //! in the first, the second or both members of a pair.
 
-use modelgate_core::digest::lanes::{Block, CompressPair, in_turn};
+use modelgate_core::digest::lanes::{Block, CompressPair, Lane, in_turn};
 use modelgate_core::join::{Join, Reversed, Serial};
 use modelgate_core::mlbundle::{
     ArchiveLimits, Container, Error, MemberName, Recipe, read_container, read_container_with,
@@ -56,9 +56,9 @@ impl Join for Custom {
 static PAIRS: AtomicUsize = AtomicUsize::new(0);
 
 /// The processor's lanes (or lanes in turn), counting its calls in [`PAIRS`].
-fn counted(state_a: &mut [u32; 8], state_b: &mut [u32; 8], a: &[Block], b: &[Block]) {
+fn counted(lanes: &mut [Lane; 2], blocks: [&[Block]; 2]) {
     PAIRS.fetch_add(1, Ordering::Relaxed);
-    modelgate_io::sha_lanes::compress_pair().unwrap_or(in_turn)(state_a, state_b, a, b);
+    modelgate_io::sha_lanes::compress_pair().unwrap_or(in_turn)(lanes, blocks);
 }
 
 /// Asserts that every join gives the serial outcome for `bytes`: one worker or two, either

@@ -133,7 +133,8 @@ fn sha256_lanes_reference(data: &[u8]) -> Option<Imp> {
     Some(Imp::new("reference: SHA-256 of the members, two lanes", move || {
         in_process(|| match members.as_slice() {
             [a, b, rest @ ..] => {
-                let mut digests = modelgate_core::digest::lanes::sha256_pair(a, b, lanes, |_, _| {}).to_vec();
+                let pair = modelgate_core::digest::lanes::sha256_pair(a, b, lanes, false);
+                let mut digests = pair.map(|d| d.sha256).to_vec();
                 digests.extend(rest.iter().map(|m| modelgate_core::digest::sha256(m)));
                 digests
             }
