@@ -26,8 +26,9 @@ pub trait Join {
     }
 
     /// Two SHA-256 chains stepped side by side on one thread, when the caller's processor
-    /// has them (`spec/mlbundle.md` §12.0): a reader then hashes two members in one pass.
-    /// `None` for [`Serial`]; std-io's `Threads` offers the x86-64 SHA extensions' when the
+    /// has them (`spec/mlbundle.md` §12.0): a reader then hashes two members, and takes
+    /// their CRC-32s, in one pass. `None` for [`Serial`]; std-io's `Threads` offers the
+    /// x86-64 SHA extensions' (with the carry-less multiplier for the CRC-32s) when the
     /// processor has them.
     fn sha256_pair(&self) -> Option<CompressPair> {
         None
