@@ -106,6 +106,17 @@ impl Alphabet {
 /// over-subscribed or incomplete beyond what §2.2 allows, or (never for a code of at
 /// most 15 bits) when `table` is too small.
 pub(crate) fn build(table: &mut [u32], root: u32, lens: &[u8], alphabet: Alphabet) -> bool {
+    if !build_single(table, root, lens, alphabet) {
+        return false;
+    }
+    if alphabet == Alphabet::LitLen && pairs_can_fit(lens, root) {
+        pair_literals(table, root);
+    }
+    true
+}
+
+/// [`build`] without the literal pairs: every entry holds one symbol.
+fn build_single(table: &mut [u32], root: u32, lens: &[u8], alphabet: Alphabet) -> bool {
     let mut count = [0u32; 16];
     for &len in lens {
         if let Some(c) = count.get_mut(usize::from(len)) {
@@ -132,13 +143,16 @@ pub(crate) fn build(table: &mut [u32], root: u32, lens: &[u8], alphabet: Alphabe
             None => return false,
         }
     }
-    if !fill(table, root, lens, &count, alphabet) {
-        return false;
-    }
-    if alphabet == Alphabet::LitLen {
-        pair_literals(table, root);
-    }
-    true
+    fill(table, root, lens, &count, alphabet)
+}
+
+/// Whether two literal codes can fit `root` bits together: twice the shortest literal
+/// code's length is at most `root`. When none can, [`pair_literals`] would change no
+/// entry, and its pass over the root table is skipped (a code for data that compresses
+/// little, whose literal codes are all 7 bits or longer).
+fn pairs_can_fit(lens: &[u8], root: u32) -> bool {
+    let shortest = lens.iter().take(256).filter(|&&l| l > 0).min();
+    shortest.is_some_and(|&l| 2 * u32::from(l) <= root)
 }
 
 /// Turns each root entry whose bits hold a literal followed by a whole second literal
@@ -337,4 +351,77 @@ pub(crate) fn fixed_litlen() -> [u8; 288] {
         };
     }
     lens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// Code lengths of a complete code over `symbols` of the 286 valid literal/length
+    /// symbols, from the full tree of depth `depth` grown by splitting pseudorandom leaves
+    /// (depth at most 15), its lengths given to the symbols in a pseudorandom order.
+    fn random_code(seed: &mut u64, depth: u8, symbols: usize) -> Vec<u8> {
+        let mut next = || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed
+        };
+        let mut leaves: Vec<u8> = vec![depth; 1 << depth];
+        while leaves.len() < symbols {
+            let i = (next() % leaves.len() as u64) as usize;
+            if leaves[i] < 15 {
+                let d = leaves[i] + 1;
+                leaves[i] = d;
+                leaves.push(d);
+            }
+        }
+        let mut lens = vec![0u8; 288];
+        let mut order: Vec<usize> = (0..286).collect();
+        for k in (1..order.len()).rev() {
+            order.swap(k, (next() % (k as u64 + 1)) as usize);
+        }
+        for (&symbol, &d) in order.iter().zip(&leaves) {
+            lens[symbol] = d;
+        }
+        lens
+    }
+
+    /// Skipping the pairing pass when no two literal codes fit the root never changes a
+    /// table: for random complete codes of 2 to 286 symbols grown from the root, and of
+    /// 128 to 286 and 256 to 286 symbols whose codes are all 7 or 8 bits or longer (as for
+    /// data that compresses little), the table built is the one the pass over every root
+    /// entry gives.
+    #[test]
+    fn skipping_the_pair_pass_changes_no_table() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut skipped = 0;
+        for round in 0..600 {
+            let (depth, fewest) = [(0, 2), (7, 128), (8, 256)][round % 3];
+            let lens = random_code(&mut seed, depth, fewest + round % (287 - fewest));
+            let mut built = vec![0u32; LITLEN_ENOUGH];
+            assert!(build(&mut built, LITLEN_ROOT, &lens, Alphabet::LitLen));
+            let mut paired = vec![0u32; LITLEN_ENOUGH];
+            assert!(build_single(&mut paired, LITLEN_ROOT, &lens, Alphabet::LitLen));
+            pair_literals(&mut paired, LITLEN_ROOT);
+            assert!(built == paired, "round {round}");
+            skipped += usize::from(!pairs_can_fit(&lens, LITLEN_ROOT));
+        }
+        // Both branches ran.
+        assert!(skipped > 0 && skipped < 600, "{skipped}");
+    }
+
+    #[test]
+    fn pairs_fit_only_when_the_shortest_literal_code_is_half_the_root() {
+        let mut lens = vec![0u8; 288];
+        assert!(!pairs_can_fit(&lens, 12));
+        lens[256] = 1;
+        assert!(!pairs_can_fit(&lens, 12), "the end-of-block code is no literal");
+        lens[65] = 7;
+        assert!(!pairs_can_fit(&lens, 12));
+        lens[66] = 6;
+        assert!(pairs_can_fit(&lens, 12));
+    }
 }
