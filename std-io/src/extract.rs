@@ -269,10 +269,13 @@ fn temp_root(dest: &Path) -> io::Result<TempDir> {
     TempDir::for_dest(dest, "mpk-tmp")
 }
 
-/// §6.4: renames the root to `dest` (which was checked not to exist).
+/// §6.4: renames the root to `dest`, which must still not exist: the check and the rename
+/// are one call where the system has it ([`temp::rename_new`]).
 fn publish(root: TempDir, dest: &Path) -> Result<(), ExtractError> {
-    refuse_existing(dest)?;
-    fs::rename(root.path(), dest)?;
+    temp::rename_new(root.path(), dest).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => ExtractError::Exists(dest.to_path_buf()),
+        _ => e.into(),
+    })?;
     root.keep();
     temp::sync_parent(dest);
     Ok(())

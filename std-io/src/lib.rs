@@ -2,6 +2,8 @@
 //! `modelgate-core`.
 //!
 //! - [`read`]: bounded reading of files (stat first, then at most the limit plus one byte).
+//! - [`beneath`]: files and folders below a folder held open, reached one name at a time
+//!   without following links (`openat`), so that a folder swapped for a link is refused.
 //! - [`check`]: the validating read of one file in any registered format, as
 //!   `modelgate check` runs it, and the format registry.
 //! - [`dirsink`]: the one sink that writes an archive's accepted files under a private root
@@ -29,6 +31,7 @@
 //! - [`Progress`]: the byte-progress callback of long operations.
 #![deny(unsafe_code)]
 
+pub mod beneath;
 pub mod check;
 pub mod corpus;
 pub mod dirsink;

@@ -6,10 +6,10 @@
 //! (export) or unpacked (import): memory does not grow with the bundle's size.
 
 use crate::Progress;
+use crate::beneath::{Beneath, Kind};
 use crate::dirsink::{DirSink, create_file};
 use crate::failure::FileError;
 use crate::publish::{publish_bytes, publish_with};
-use crate::read::{ReadError, read_bounded};
 use crate::temp::{TempDir, sync_parent};
 use modelgate_core::Location;
 use modelgate_core::archive_path::{PathLimits, normalize};
@@ -56,16 +56,15 @@ fn rejected(kind: MvbKind, message: &'static str, member: &str) -> MvbIoError {
     MvbIoError::Rejected(MvbError::new(kind, message, Location::NONE.in_member(member)))
 }
 
-fn read_limited(path: &Path, limit: u64, member: &str) -> Result<Vec<u8>, MvbIoError> {
-    match read_bounded(path, limit) {
-        Ok(b) => Ok(b),
-        Err(ReadError::Io(e)) => Err(e.into()),
-        Err(ReadError::TooLarge { limit }) => Err(MvbIoError::Rejected(MvbError::new(
+/// Reads the bundle file `member` whole (at most `limit` bytes), beneath the bundle folder.
+fn read_limited(bundle: &Beneath, member: &str, limit: u64) -> Result<Vec<u8>, MvbIoError> {
+    bundle.read_limited(member, limit)?.ok_or_else(|| {
+        MvbIoError::Rejected(MvbError::new(
             MvbKind::LimitExceeded,
             "file exceeds its size limit",
             Location::at(limit).in_member(member),
-        ))),
-    }
+        ))
+    })
 }
 
 fn now_rfc3339() -> String {
@@ -91,12 +90,18 @@ pub struct BundleFile {
 /// symbolic links; excluded names (§2.4) and the root `darsay-verify.py` and `.mvb.json`
 /// skipped. A link, device, FIFO or socket, or a name that is not a bundle path, fails.
 pub fn walk_bundle(dir: &Path) -> Result<Vec<BundleFile>, MvbIoError> {
+    walk(&Beneath::open(dir)?)
+}
+
+/// [`walk_bundle`] of a bundle folder held open: each folder is listed, and each name's kind
+/// read, beneath it ([`Beneath`]), so a folder swapped for a link during the walk is refused.
+fn walk(bundle: &Beneath) -> Result<Vec<BundleFile>, MvbIoError> {
     let mut out = Vec::new();
-    let mut stack = vec![(dir.to_path_buf(), String::new())];
-    while let Some((folder, prefix)) = stack.pop() {
-        for entry in fs::read_dir(&folder)? {
-            let entry = entry?;
-            let name = entry.file_name();
+    let mut stack = vec![String::new()];
+    while let Some(prefix) = stack.pop() {
+        let folder = prefix.strip_suffix('/').unwrap_or_default();
+        for entry in bundle.list(folder)? {
+            let name = entry.name;
             let Some(name) = name.to_str() else {
                 let member = format!("{prefix}{}", name.to_string_lossy());
                 return Err(rejected(
@@ -116,19 +121,14 @@ pub fn walk_bundle(dir: &Path) -> Result<Vec<BundleFile>, MvbIoError> {
                     &rel,
                 ));
             }
-            let meta = fs::symlink_metadata(entry.path())?;
-            let ft = meta.file_type();
-            if ft.is_dir() {
-                stack.push((entry.path(), format!("{rel}/")));
-            } else if ft.is_file() {
-                out.push(BundleFile {
+            match entry.kind {
+                Kind::Folder => stack.push(format!("{rel}/")),
+                Kind::File => out.push(BundleFile {
                     path: rel,
-                    size: meta.len(),
-                });
-            } else if ft.is_symlink() {
-                return Err(rejected(MvbKind::PathTraversal, "symbolic link in bundle", &rel));
-            } else {
-                return Err(rejected(MvbKind::InvalidArchive, "special file in bundle", &rel));
+                    size: entry.size,
+                }),
+                Kind::Link => return Err(rejected(MvbKind::PathTraversal, "symbolic link in bundle", &rel)),
+                Kind::Special => return Err(rejected(MvbKind::InvalidArchive, "special file in bundle", &rel)),
             }
         }
     }
@@ -138,8 +138,13 @@ pub fn walk_bundle(dir: &Path) -> Result<Vec<BundleFile>, MvbIoError> {
 
 /// Reads and parses `manifest.json` of a bundle folder (§1.2).
 pub fn read_manifest(dir: &Path) -> Result<Manifest, MvbIoError> {
+    manifest_of(&Beneath::open(dir)?)
+}
+
+/// [`read_manifest`] of a bundle folder held open.
+fn manifest_of(bundle: &Beneath) -> Result<Manifest, MvbIoError> {
     let limits = MvbLimits::DEFAULT;
-    let bytes = read_limited(&dir.join(MANIFEST), limits.max_manifest_bytes, MANIFEST)?;
+    let bytes = read_limited(bundle, MANIFEST, limits.max_manifest_bytes)?;
     Ok(Manifest::parse_owned(bytes, &limits, crate::hash_key())?)
 }
 
@@ -245,22 +250,20 @@ impl Hashing<'_> {
 
 /// Reads the existing export log (§5.5): absent is an empty array; anything but a JSON
 /// array is rejected.
-fn read_exports(dir: &Path) -> Result<Vec<Value>, MvbIoError> {
-    let path = dir.join(EXPORTS);
-    match fs::symlink_metadata(&path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e.into()),
-        Ok(m) if !m.is_file() => {
+fn read_exports(bundle: &Beneath) -> Result<Vec<Value>, MvbIoError> {
+    let limits = MvbLimits::DEFAULT;
+    let bytes = match read_limited(bundle, EXPORTS, limits.max_manifest_bytes) {
+        Err(MvbIoError::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        // A link, folder or special file by that name (`Beneath::open_file`).
+        Err(MvbIoError::Io(e)) if e.kind() == io::ErrorKind::InvalidInput => {
             return Err(rejected(
                 MvbKind::InvalidManifest,
                 "exports.json is not a file",
                 EXPORTS,
             ));
         }
-        Ok(_) => {}
-    }
-    let limits = MvbLimits::DEFAULT;
-    let bytes = read_limited(&path, limits.max_manifest_bytes, EXPORTS)?;
+        read => read?,
+    };
     let json_limits = Limits {
         max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
         max_depth: 64,
@@ -280,9 +283,10 @@ fn read_exports(dir: &Path) -> Result<Vec<Value>, MvbIoError> {
 /// `modelgate mvb export BUNDLE_DIR OUT_DIR` (§5): writes `<OUT_DIR>/<bundle_id>.mvb.tar`
 /// atomically, then appends the export event to the bundle's `exports.json`.
 pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<Exported, MvbIoError> {
-    let manifest = read_manifest(bundle)?;
-    let mut exports = read_exports(bundle)?;
-    let files = walk_bundle(bundle)?;
+    let folder = Beneath::open(bundle)?;
+    let manifest = manifest_of(&folder)?;
+    let mut exports = read_exports(&folder)?;
+    let files = walk(&folder)?;
     entry_paths_pass(&manifest.bundle_id, &files)?;
     inventory_matches_walk(&manifest, &files)?;
     let dest = out_dir.join(format!("{}{SUFFIX}", manifest.bundle_id));
@@ -294,7 +298,7 @@ pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<E
             out,
             digest: ChunkDigest::with_sha256(),
         };
-        match write_tar(&mut w, bundle, &manifest, &files, total, &mut *progress) {
+        match write_tar(&mut w, &folder, &manifest, &files, total, &mut *progress) {
             Ok(()) => {
                 let d = w.digest.clone().finish();
                 written = Some((d.sha256.unwrap_or_default(), d.len));
@@ -363,7 +367,7 @@ fn export_event(dest: &Path, sha256: &[u8; 32], size: u64) -> Value {
 /// §5.3: marker, then each file in sorted order, hashed over the chunks written.
 fn write_tar(
     w: &mut Hashing<'_>,
-    bundle: &Path,
+    bundle: &Beneath,
     manifest: &Manifest,
     files: &[BundleFile],
     total: u64,
@@ -393,7 +397,7 @@ fn write_tar(
         if f.path == VERIFIER_NAME {
             w.put(VERIFIER)?;
         } else {
-            let sha = copy_file(w, &bundle.join(&f.path), f, &mut done, total, &mut *progress)?;
+            let sha = copy_file(w, bundle, f, &mut done, total, &mut *progress)?;
             if let Some(want) = expected.get(f.path.as_str())
                 && hex(&sha) != *want
             {
@@ -410,16 +414,18 @@ fn write_tar(
     Ok(())
 }
 
-/// Streams exactly `f.size` bytes of `path` into the tar; the file must still be that size.
+/// Streams exactly `f.size` bytes of the bundle file `f` into the tar; the file must still
+/// be that size, and is opened beneath the bundle folder ([`Beneath::open_file`]: a link
+/// swapped in after the walk, at any step of its path, is refused, never followed).
 fn copy_file(
     w: &mut Hashing<'_>,
-    path: &Path,
+    bundle: &Beneath,
     f: &BundleFile,
     done: &mut u64,
     total: u64,
     progress: Progress<'_>,
 ) -> Result<[u8; 32], MvbIoError> {
-    let mut file = open_regular(path)?;
+    let mut file = bundle.open_file(&f.path)?;
     let mut digest = ChunkDigest::with_sha256();
     let mut buf = vec![0u8; CHUNK];
     let mut left = f.size;
@@ -444,32 +450,6 @@ fn copy_file(
         return Err(rejected(MvbKind::IntegrityMismatch, "file grew during export", &f.path));
     }
     Ok(digest.finish().sha256.unwrap_or_default())
-}
-
-/// Opens a file for reading that the walk saw as a regular file: the file opened must be
-/// regular and, on Unix, the same inode as the path's `lstat` (a symbolic link swapped in
-/// after the walk is refused, never followed into the tar).
-fn open_regular(path: &Path) -> io::Result<File> {
-    let before = fs::symlink_metadata(path)?;
-    if !before.file_type().is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    let file = File::open(path)?;
-    let after = file.metadata()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if (before.dev(), before.ino()) != (after.dev(), after.ino()) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "file replaced while reading",
-            ));
-        }
-    }
-    if !after.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok(file)
 }
 
 // ---------------------------------------------------------------- import
@@ -577,8 +557,12 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     let (json, md) = verification_record(&imported, &location, &at);
     rewrite(&staged.join("verification.json"), json.as_bytes())?;
     rewrite(&staged.join("VERIFICATION.md"), md.as_bytes())?;
-    refuse_existing(&dest)?;
-    fs::rename(&staged, &dest)?;
+    // §6.3: the destination must still not exist; checked and renamed in one call where
+    // the system has it.
+    crate::temp::rename_new(&staged, &dest).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => MvbIoError::Exists(dest.clone()),
+        _ => e.into(),
+    })?;
     // The rename is durable once the vault folder's entry is on disk.
     sync_parent(&dest);
     drop(staging);
@@ -696,8 +680,9 @@ pub struct FolderReport {
 /// `modelgate mvb verify BUNDLE_DIR` (§7.1): re-hashes every payload file against the
 /// manifest, reports all missing, extra and mismatched files, recomputes the bundle hash.
 pub fn verify_folder(dir: &Path, progress: Progress<'_>) -> Result<FolderReport, MvbIoError> {
-    let manifest = read_manifest(dir)?;
-    let files: Vec<BundleFile> = walk_bundle(dir)?
+    let folder = Beneath::open(dir)?;
+    let manifest = manifest_of(&folder)?;
+    let files: Vec<BundleFile> = walk(&folder)?
         .into_iter()
         .filter(|f| manifest.is_payload(&f.path))
         .collect();
@@ -705,7 +690,7 @@ pub fn verify_folder(dir: &Path, progress: Progress<'_>) -> Result<FolderReport,
     let mut done = 0u64;
     let mut found: std::collections::BTreeMap<&str, String> = std::collections::BTreeMap::new();
     for f in &files {
-        let mut file = open_regular(&dir.join(&f.path))?;
+        let mut file = folder.open_file(&f.path)?;
         let mut digest = ChunkDigest::with_sha256();
         let mut buf = vec![0u8; CHUNK];
         loop {

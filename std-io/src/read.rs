@@ -30,7 +30,7 @@ impl From<io::Error> for ReadError {
 }
 
 /// The error of a path that is not a regular file (kind `InvalidInput`).
-fn not_regular() -> io::Error {
+pub(crate) fn not_regular() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
 }
 
@@ -39,20 +39,34 @@ fn not_regular() -> io::Error {
 /// `open(2)`, so a FIFO, device or socket is refused without being opened (opening a FIFO
 /// blocks until a writer appears); the opened file's metadata is checked again, so a
 /// path replaced by something else between the two is refused too. Either refusal is
-/// `io::ErrorKind::InvalidInput`.
-///
-/// Residual race: a path swapped for a FIFO between the stat and the open can still block
-/// the open; only another process with write access to the path's folder can do that.
+/// `io::ErrorKind::InvalidInput`. On Unix the open is non-blocking (`O_NONBLOCK`, which
+/// reads of a regular file ignore), so a path swapped for a FIFO between the stat and the
+/// open is refused by the second check instead of blocking the open.
 pub fn open_regular_file(path: &Path) -> io::Result<(File, Metadata)> {
     if !fs::metadata(path)?.is_file() {
         return Err(not_regular());
     }
-    let file = File::open(path)?;
+    let file = open_nonblocking(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(not_regular());
     }
     Ok((file, meta))
+}
+
+/// Opens `path` for reading without waiting for a FIFO's writer (Unix).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let nonblock = rustix::fs::OFlags::NONBLOCK.bits();
+    let flags = i32::try_from(nonblock).map_err(|_| io::Error::other("O_NONBLOCK out of range"))?;
+    fs::OpenOptions::new().read(true).custom_flags(flags).open(path)
+}
+
+/// Opens `path` for reading.
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
 }
 
 /// Reads the regular file at `path` whole if it has at most `limit` bytes; anything else
@@ -92,5 +106,33 @@ mod tests {
         let mut cursor = io::Cursor::new(&data[..]);
         cursor.set_position(95);
         assert_eq!(read_stream_bounded(&mut cursor, 10).unwrap(), [7u8; 5]);
+    }
+
+    /// The open of [`open_regular_file`] returns at once on a FIFO (one swapped in after the
+    /// stat), so that the check on the opened file refuses it; a blocking open would wait
+    /// for a writer forever.
+    #[cfg(unix)]
+    #[test]
+    fn the_open_does_not_wait_for_a_fifo_writer() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("mg-read-fifo-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("p");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let path = fifo.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send(open_nonblocking(&path).and_then(|f| f.metadata()));
+            });
+            let opened = rx.recv_timeout(std::time::Duration::from_secs(10));
+            if opened.is_err() {
+                // Release the blocked open before failing.
+                drop(fs::OpenOptions::new().write(true).open(&fifo));
+            }
+            assert!(opened.unwrap().unwrap().file_type().is_fifo());
+        }
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -159,6 +159,32 @@ impl Drop for TempDir {
     }
 }
 
+/// Renames `from` to `to` only if nothing exists at `to` in any form (a file, a folder,
+/// empty or not, or a symbolic link, even dangling); otherwise `io::ErrorKind::AlreadyExists`
+/// and both are left as they were. On Linux and Apple systems the check and the rename are
+/// one call (`renameat2` with `RENAME_NOREPLACE`, `renameatx_np` with `RENAME_EXCL`), so a
+/// folder another process creates at `to` at the last moment is never replaced, as a plain
+/// `rename(2)` replaces an empty one (README "Adversarial review", races). Where the kernel
+/// or the file system lacks that call, and on other systems, `to` is checked and then
+/// renamed over, which leaves that window open.
+pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        use rustix::io::Errno;
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(e) if [Errno::INVAL, Errno::NOSYS, Errno::NOTSUP, Errno::OPNOTSUPP].contains(&e) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    match fs::symlink_metadata(to) {
+        Ok(_) => Err(io::Error::new(io::ErrorKind::AlreadyExists, "destination exists")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(from, to),
+        Err(e) => Err(e),
+    }
+}
+
 /// Makes a rename or creation in `dest`'s folder durable where the platform allows it
 /// (best effort: callers have already succeeded, so a failure here is not reported).
 pub fn sync_parent(dest: &Path) {
@@ -175,6 +201,35 @@ pub fn sync_parent(dest: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// README "Adversarial review", races: a folder created at the destination after the
+    /// last check is never replaced. `rename(2)` would replace an empty folder, and a link;
+    /// `rename_new` leaves each in place, and its source too.
+    #[test]
+    fn rename_new_never_replaces_what_is_at_the_destination() {
+        let base = std::env::temp_dir().join(format!("mg-rename-new-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("from")).unwrap();
+        fs::write(base.join("from/f"), b"x").unwrap();
+        fs::create_dir(base.join("empty")).unwrap();
+        fs::write(base.join("file"), b"y").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.join("nowhere"), base.join("dangling")).unwrap();
+        for taken in ["empty", "file", "dangling"] {
+            let to = base.join(taken);
+            if fs::symlink_metadata(&to).is_err() {
+                continue;
+            }
+            let e = rename_new(&base.join("from"), &to).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::AlreadyExists, "{taken}: {e}");
+            assert_eq!(fs::read(base.join("from/f")).unwrap(), b"x");
+        }
+        assert_eq!(fs::read_dir(base.join("empty")).unwrap().count(), 0);
+        rename_new(&base.join("from"), &base.join("to")).unwrap();
+        assert_eq!(fs::read(base.join("to/f")).unwrap(), b"x");
+        assert!(fs::symlink_metadata(base.join("from")).is_err());
+        fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn temp_dir_is_private_unique_and_removed_unless_kept() {

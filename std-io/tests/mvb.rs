@@ -148,6 +148,56 @@ fn export_refuses_symlinks() {
     assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
 }
 
+/// README "Adversarial review", races: a folder of the bundle swapped, during the export,
+/// for a link to a copy outside it. The copy is identical, so the inventory's SHA-256s
+/// cannot tell; by path the export would read it from outside and succeed. Read beneath the
+/// bundle folder held open (`beneath.rs`), the link is refused and nothing is published.
+#[cfg(unix)]
+#[test]
+fn export_refuses_a_folder_swapped_for_a_link_while_it_runs() {
+    let s = scratch("swap");
+    let bundle = make_bundle(&s);
+    let outside = s.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let tokenizer = bundle.join("model/tokenizer");
+    fs::create_dir_all(outside.join("tokenizer")).unwrap();
+    fs::copy(tokenizer.join("vocab.txt"), outside.join("tokenizer/vocab.txt")).unwrap();
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let mut swapped = false;
+    let mut swap = |_: u64, _: u64| {
+        if !swapped {
+            swapped = true;
+            fs::rename(&tokenizer, bundle.join("model/tokenizer-moved")).unwrap();
+            std::os::unix::fs::symlink(outside.join("tokenizer"), &tokenizer).unwrap();
+        }
+    };
+    match export(&bundle, &out, &mut swap) {
+        Err(MvbIoError::Io(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+            assert_eq!(e.to_string(), "not a folder");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(swapped);
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
+    // The same swap while `mvb verify` re-hashes the folder.
+    let mut swapped = false;
+    let mut swap_again = |_: u64, _: u64| {
+        if !swapped {
+            swapped = true;
+            fs::rename(&tokenizer, bundle.join("model/tokenizer-moved")).unwrap();
+            std::os::unix::fs::symlink(outside.join("tokenizer"), &tokenizer).unwrap();
+        }
+    };
+    fs::remove_file(&tokenizer).unwrap();
+    fs::rename(bundle.join("model/tokenizer-moved"), &tokenizer).unwrap();
+    match verify_folder(&bundle, &mut swap_again) {
+        Err(MvbIoError::Io(e)) => assert_eq!(e.to_string(), "not a folder"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn export_fails_on_extra_payload_file() {
     let s = scratch("extra");
