@@ -2,15 +2,15 @@
 //! 1 MiB, [`crate::mmap`]), ONNX external data resolved inside the model's folder, and the
 //! conversions behind `modelgate onemodel convert` and `to-onnx`, published atomically.
 
+use crate::beneath::Beneath;
 use crate::mmap::{self, FileBytes};
 use crate::publish::publish_with;
 use modelgate_core::archive_path::{PathLimits, normalize};
 use modelgate_core::onemodel::{self, ErrorKind, Limits};
 use modelgate_core::onnx::{self, ExternalError, ExternalRef};
 use modelgate_core::{Location, Rejection};
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Largest model file loaded (header fields are at most 2^63 − 1).
 pub const FILE_LIMIT: u64 = i64::MAX as u64;
@@ -75,11 +75,23 @@ fn with_onnx_progress<T>(
     use_model: impl FnOnce(&onemodel::Model<'_>) -> T,
 ) -> Result<T, Failure> {
     let bytes = load(path)?;
-    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
     let mut copied = 0u64;
     let mut budget = ExternalBudget::default();
+    // The model's folder, opened at the first external tensor and held for the others.
+    let mut folder: Option<Beneath> = None;
     let mut resolver = |r: &ExternalRef<'_>| {
-        read_external(&folder, r, &mut budget, &mut |n| {
+        if folder.is_none() {
+            let open = Beneath::open(dir).map_err(|_| ext_err(ErrorKind::Malformed, "model folder not readable"))?;
+            folder = Some(open);
+        }
+        let folder = folder
+            .as_ref()
+            .ok_or_else(|| ext_err(ErrorKind::Malformed, "model folder not readable"))?;
+        read_external(folder, r, &mut budget, &mut |n| {
             copied = copied.saturating_add(n);
             progress(Phase::External, copied, 0);
         })
@@ -183,12 +195,14 @@ impl ExternalBudget {
 
 /// The bytes of one external tensor: `location` must be a relative path without `..` or
 /// look-alikes (`archive_path::normalize`), every component under `folder` a real directory
-/// or file (no symbolic link), the file not hard-linked elsewhere (link count 1 on Unix), and
-/// `offset`/`length` inside the file and equal to dtype × dims (§6.2); the copy must fit the
-/// conversion's `budget`, and its buffer must be granted (LimitExceeded otherwise).
-/// `copied` is told the size of each chunk read.
+/// or file (no symbolic link: each is opened beneath the folder held open, without following
+/// one, [`Beneath::open_file`], so a folder swapped for a link meanwhile is refused too), the
+/// file not hard-linked elsewhere (link count 1 on Unix), and `offset`/`length` inside the
+/// file and equal to dtype × dims (§6.2); the copy must fit the conversion's `budget`, and its
+/// buffer must be granted (LimitExceeded otherwise). `copied` is told the size of each chunk
+/// read.
 fn read_external(
-    folder: &Path,
+    folder: &Beneath,
     r: &ExternalRef<'_>,
     budget: &mut ExternalBudget,
     copied: &mut dyn FnMut(u64),
@@ -202,29 +216,18 @@ fn read_external(
         };
         ext_err(ErrorKind::Malformed, message)
     })?;
-    let mut path = PathBuf::from(if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    });
-    let segments: Vec<&str> = rel.split('/').collect();
-    for (i, seg) in segments.iter().enumerate() {
-        path.push(seg);
-        let meta = std::fs::symlink_metadata(&path)
-            .map_err(|_| ext_err(ErrorKind::Malformed, "external data file not found"))?;
-        let last = i + 1 == segments.len();
-        if meta.file_type().is_symlink() || (last && !meta.is_file()) || (!last && !meta.is_dir()) {
-            return Err(ext_err(
-                ErrorKind::Malformed,
-                "external data location is a link or not a regular file",
-            ));
-        }
-    }
-    let mut file = File::open(&path).map_err(|_| ext_err(ErrorKind::Malformed, "external data file not readable"))?;
+    let mut file = folder.open_file(&rel).map_err(|e| {
+        let message = match e.kind() {
+            io::ErrorKind::NotFound => "external data file not found",
+            io::ErrorKind::InvalidInput => "external data location is a link or not a regular file",
+            _ => "external data file not readable",
+        };
+        ext_err(ErrorKind::Malformed, message)
+    })?;
     let meta = file
         .metadata()
         .map_err(|_| ext_err(ErrorKind::Malformed, "external data file not readable"))?;
-    check_same_file(&path, &meta)?;
+    no_second_name(&meta)?;
     let size = meta.len();
     let length = r.length.unwrap_or(size.saturating_sub(r.offset));
     match r.offset.checked_add(length) {
@@ -252,19 +255,10 @@ fn read_external(
     Ok(out)
 }
 
-/// The opened file is the one checked (no swap between check and open), and on Unix it has
-/// no second name that could lie outside the folder.
+/// The opened file has no second name (Unix) that could lie outside the folder.
 #[cfg(unix)]
-fn check_same_file(path: &Path, opened: &std::fs::Metadata) -> Result<(), ExternalError> {
+fn no_second_name(opened: &std::fs::Metadata) -> Result<(), ExternalError> {
     use std::os::unix::fs::MetadataExt;
-    let checked =
-        std::fs::symlink_metadata(path).map_err(|_| ext_err(ErrorKind::Malformed, "external data file changed"))?;
-    if checked.dev() != opened.dev() || checked.ino() != opened.ino() {
-        return Err(ext_err(
-            ErrorKind::Malformed,
-            "external data file changed while opening",
-        ));
-    }
     if opened.nlink() != 1 {
         return Err(ext_err(ErrorKind::Malformed, "external data file is hard-linked"));
     }
@@ -272,13 +266,14 @@ fn check_same_file(path: &Path, opened: &std::fs::Metadata) -> Result<(), Extern
 }
 
 #[cfg(not(unix))]
-fn check_same_file(_path: &Path, _opened: &std::fs::Metadata) -> Result<(), ExternalError> {
+fn no_second_name(_opened: &std::fs::Metadata) -> Result<(), ExternalError> {
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// A fresh folder, removed with its contents when the test ends (pass or panic).
     fn dir(name: &str) -> crate::temp::TempDir {
@@ -286,7 +281,12 @@ mod tests {
     }
 
     fn read_ext(folder: &Path, r: &ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> {
-        read_external(folder, r, &mut ExternalBudget::default(), &mut |_| {})
+        read_external(
+            &Beneath::open(folder).unwrap(),
+            r,
+            &mut ExternalBudget::default(),
+            &mut |_| {},
+        )
     }
 
     fn r(location: &str, offset: u64, length: Option<u64>, expected: u64) -> ExternalRef<'_> {
@@ -341,6 +341,30 @@ mod tests {
                 read_ext(&inner, &r("hard.bin", 0, None, 4)).unwrap_err().0,
                 ErrorKind::Malformed
             );
+            // A folder on the way that is a link, also one swapped in after the model's
+            // folder was opened for an earlier tensor.
+            std::fs::create_dir_all(d.join("out")).unwrap();
+            std::fs::write(d.join("out/w.bin"), [1u8; 4]).unwrap();
+            std::os::unix::fs::symlink(d.join("out"), inner.join("sub")).unwrap();
+            let e = read_ext(&inner, &r("sub/w.bin", 0, None, 4)).unwrap_err();
+            assert_eq!(
+                (e.0, e.1),
+                (
+                    ErrorKind::Malformed,
+                    "external data location is a link or not a regular file"
+                )
+            );
+            std::fs::remove_file(inner.join("sub")).unwrap();
+            std::fs::create_dir_all(inner.join("sub")).unwrap();
+            std::fs::write(inner.join("sub/w.bin"), [2u8; 4]).unwrap();
+            let folder = Beneath::open(&inner).unwrap();
+            let mut budget = ExternalBudget::default();
+            let read = read_external(&folder, &r("sub/w.bin", 0, None, 4), &mut budget, &mut |_| {});
+            assert_eq!(read.unwrap(), [2u8; 4]);
+            std::fs::rename(inner.join("sub"), inner.join("sub-moved")).unwrap();
+            std::os::unix::fs::symlink(d.join("out"), inner.join("sub")).unwrap();
+            let e = read_external(&folder, &r("sub/w.bin", 0, None, 4), &mut budget, &mut |_| {}).unwrap_err();
+            assert_eq!(e.0, ErrorKind::Malformed);
         }
     }
 
@@ -392,10 +416,11 @@ mod tests {
         let d = tmp.path();
         std::fs::write(d.join("w.bin"), [1u8; 32]).unwrap();
         let mut budget = ExternalBudget::default();
+        let folder = Beneath::open(d).unwrap();
         for offset in [0, 16] {
-            read_external(d, &r("w.bin", offset, Some(16), 16), &mut budget, &mut |_| {}).unwrap();
+            read_external(&folder, &r("w.bin", offset, Some(16), 16), &mut budget, &mut |_| {}).unwrap();
         }
-        let e = read_external(d, &r("w.bin", 0, Some(16), 16), &mut budget, &mut |_| {}).unwrap_err();
+        let e = read_external(&folder, &r("w.bin", 0, Some(16), 16), &mut budget, &mut |_| {}).unwrap_err();
         assert_eq!(e.0, ErrorKind::LimitExceeded);
         // Through a conversion: two tensors naming all of one file.
         let input = onnx_with_external_tensors(d, 8, &["w", "v"]);
