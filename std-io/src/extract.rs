@@ -11,7 +11,7 @@ use crate::temp::{self, TempDir};
 use modelgate_core::Location;
 use modelgate_core::mpk::{MpkEntries, MpkError, MpkInflate, MpkKind, MpkLimits, Package, Registry, check_extension};
 use modelgate_core::tar::{Discard, EntrySink, Failure};
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
@@ -241,7 +241,8 @@ pub fn extract(
     progress: Progress<'_>,
 ) -> Result<Package, ExtractError> {
     let file = open_package(package, &limits)?;
-    refuse_existing(dest)?;
+    // §6.1: `dest` must not exist in any form; a symbolic link (even dangling) counts.
+    ExtractError::refuse_existing(dest)?;
     let root = temp_root(dest)?;
     // §6.3: folders stay private (0700) until the root is renamed into place.
     // §6.3: each file is fsync'ed on a thread of its own while the next bytes are written.
@@ -251,15 +252,6 @@ pub fn extract(
     sink.finish()?;
     publish(root, dest)?;
     Ok(package)
-}
-
-/// §6.1: `dest` must not exist in any form; a symbolic link (even dangling) counts.
-fn refuse_existing(dest: &Path) -> Result<(), ExtractError> {
-    match fs::symlink_metadata(dest) {
-        Ok(_) => Err(ExtractError::Exists(dest.to_path_buf())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// A private directory next to the destination, removed on drop unless published (§6.3):
@@ -272,10 +264,7 @@ fn temp_root(dest: &Path) -> io::Result<TempDir> {
 /// §6.4: renames the root to `dest`, which must still not exist: the check and the rename
 /// are one call where the system has it ([`temp::rename_new`]).
 fn publish(root: TempDir, dest: &Path) -> Result<(), ExtractError> {
-    temp::rename_new(root.path(), dest).map_err(|e| match e.kind() {
-        io::ErrorKind::AlreadyExists => ExtractError::Exists(dest.to_path_buf()),
-        _ => e.into(),
-    })?;
+    temp::rename_new(root.path(), dest).map_err(|e| ExtractError::at(dest, e))?;
     root.keep();
     temp::sync_parent(dest);
     Ok(())

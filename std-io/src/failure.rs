@@ -7,7 +7,7 @@ use crate::check::CheckError;
 use modelgate_core::Rejection;
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A failed operation; `R` is the format's error type.
 #[derive(Debug)]
@@ -21,6 +21,21 @@ pub enum FileError<R> {
 }
 
 impl<R> FileError<R> {
+    /// The error of an I/O step that writes `dest`: `AlreadyExists` means the destination
+    /// is taken ([`FileError::Exists`]), anything else is [`FileError::Io`].
+    pub fn at(dest: &Path, e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::AlreadyExists => FileError::Exists(dest.to_path_buf()),
+            _ => FileError::Io(e),
+        }
+    }
+
+    /// [`FileError::Exists`] when anything exists at `dest`, a symbolic link (even dangling)
+    /// included ([`crate::temp::refuse_taken`]).
+    pub fn refuse_existing(dest: &Path) -> Result<(), Self> {
+        crate::temp::refuse_taken(dest).map_err(|e| FileError::at(dest, e))
+    }
+
     /// The outcome `modelgate check` reports: the rejection as a [`Rejection`] (made by
     /// `rejection`), anything else as an I/O error.
     pub fn into_check(self, rejection: impl FnOnce(&R) -> Rejection) -> CheckError {

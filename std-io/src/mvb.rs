@@ -314,11 +314,7 @@ pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<E
     if let Some(e) = failure {
         return Err(e);
     }
-    match result {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(MvbIoError::Exists(dest)),
-        Err(e) => return Err(e.into()),
-    }
+    result.map_err(|e| MvbIoError::at(&dest, e))?;
     let (sha256, size) = written.unwrap_or_default();
     // §5.5: the export event goes to exports.json only after publication.
     exports.push(export_event(&dest, &sha256, size));
@@ -543,7 +539,7 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     drop(sink);
     let id = imported.marker.bundle_id.clone();
     let dest = vault.join(&id);
-    refuse_existing(&dest)?;
+    MvbIoError::refuse_existing(&dest)?;
     let staged = staging.path().join(&id);
     let location = fs::canonicalize(vault)
         .unwrap_or_else(|_| vault.to_path_buf())
@@ -559,22 +555,11 @@ pub fn import(archive: &Path, vault: &Path, progress: Progress<'_>) -> Result<Im
     rewrite(&staged.join("VERIFICATION.md"), md.as_bytes())?;
     // §6.3: the destination must still not exist; checked and renamed in one call where
     // the system has it.
-    crate::temp::rename_new(&staged, &dest).map_err(|e| match e.kind() {
-        io::ErrorKind::AlreadyExists => MvbIoError::Exists(dest.clone()),
-        _ => e.into(),
-    })?;
+    crate::temp::rename_new(&staged, &dest).map_err(|e| MvbIoError::at(&dest, e))?;
     // The rename is durable once the vault folder's entry is on disk.
     sync_parent(&dest);
     drop(staging);
     Ok(ImportReport { dest, imported })
-}
-
-fn refuse_existing(dest: &Path) -> Result<(), MvbIoError> {
-    match fs::symlink_metadata(dest) {
-        Ok(_) => Err(MvbIoError::Exists(dest.to_path_buf())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// Replaces a file in staging (removed first, then created exclusively, fsync'ed).

@@ -178,9 +178,16 @@ pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
             Err(e) => return Err(e.into()),
         }
     }
-    match fs::symlink_metadata(to) {
+    refuse_taken(to)?;
+    fs::rename(from, to)
+}
+
+/// `io::ErrorKind::AlreadyExists` when anything exists at `path`, a symbolic link (even
+/// dangling) included; `Ok` when nothing does.
+pub fn refuse_taken(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
         Ok(_) => Err(io::Error::new(io::ErrorKind::AlreadyExists, "destination exists")),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(from, to),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
 }
