@@ -117,13 +117,19 @@ impl DirSink {
     }
 
     fn folder(&self) -> DirBuilder {
-        let mut b = DirBuilder::new();
         #[cfg(unix)]
         {
             use std::os::unix::fs::DirBuilderExt;
+            let mut b = DirBuilder::new();
             b.mode(self.folder_mode);
+            b
         }
-        b
+        #[cfg(not(unix))]
+        {
+            // Folder modes are Unix permission bits.
+            let _ = self.folder_mode;
+            DirBuilder::new()
+        }
     }
 
     /// The path of `rel` under the root, its parent folders made (`spec/mpk.md` §6.3).

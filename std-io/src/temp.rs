@@ -3,7 +3,7 @@
 //! MPK extraction roots (`extract`) and mvb import staging (`mvb`).
 
 use crate::path_limit::room_below;
-use std::fs::{self, DirBuilder, File};
+use std::fs::{self, DirBuilder};
 use std::hash::{BuildHasher, RandomState};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -72,13 +72,15 @@ pub fn create_unique<T>(
 
 /// A builder for folders only their owner can enter (mode 0700 on Unix).
 pub fn private_dir() -> DirBuilder {
-    let mut b = DirBuilder::new();
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
+        let mut b = DirBuilder::new();
         b.mode(0o700);
+        b
     }
-    b
+    #[cfg(not(unix))]
+    DirBuilder::new()
 }
 
 /// A private folder removed with everything in it when dropped, unless [`TempDir::keep`]
@@ -197,7 +199,7 @@ pub fn refuse_taken(path: &Path) -> io::Result<()> {
 pub fn sync_parent(dest: &Path) {
     #[cfg(unix)]
     if let Ok((dir, _)) = beside(dest)
-        && let Ok(handle) = File::open(dir)
+        && let Ok(handle) = fs::File::open(dir)
     {
         let _ = handle.sync_all();
     }
