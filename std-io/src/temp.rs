@@ -167,8 +167,7 @@ impl Drop for TempDir {
 /// one call (`renameat2` with `RENAME_NOREPLACE`, `renameatx_np` with `RENAME_EXCL`), so a
 /// folder another process creates at `to` at the last moment is never replaced, as a plain
 /// `rename(2)` replaces an empty one (README "Adversarial review", races). Where the kernel
-/// or the file system lacks that call, and on other systems, `to` is checked and then
-/// renamed over, which leaves that window open.
+/// or the file system lacks that call, see [`rename_claimed`].
 pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
     {
@@ -179,6 +178,24 @@ pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
             Err(e) if [Errno::INVAL, Errno::NOSYS, Errno::NOTSUP, Errno::OPNOTSUPP].contains(&e) => {}
             Err(e) => return Err(e.into()),
         }
+    }
+    rename_claimed(from, to)
+}
+
+/// [`rename_new`] without a no-replace rename. On Unix a folder `from` first claims `to`
+/// with a private empty folder of its own (`mkdir`, which fails if anything is there), then
+/// is renamed over that placeholder, which `rename(2)` replaces: a folder or link created
+/// at `to` meanwhile makes the `mkdir` fail instead of being replaced, and only a process
+/// that removed the placeholder and put an empty folder of its own in its place in the
+/// moment before the rename could lose it. Anything else (a file, or any `from` on other
+/// systems, whose rename never replaces a folder) is checked, then renamed.
+pub fn rename_claimed(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    if fs::symlink_metadata(from)?.is_dir() {
+        private_dir().create(to)?;
+        return fs::rename(from, to).inspect_err(|_| {
+            let _ = fs::remove_dir(to);
+        });
     }
     refuse_taken(to)?;
     fs::rename(from, to)
@@ -237,6 +254,49 @@ mod tests {
         rename_new(&base.join("from"), &base.join("to")).unwrap();
         assert_eq!(fs::read(base.join("to/f")).unwrap(), b"x");
         assert!(fs::symlink_metadata(base.join("from")).is_err());
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// The fallback without a no-replace rename keeps the same promise for folders and
+    /// files: nothing at the destination is replaced, and a refused rename leaves no
+    /// placeholder behind.
+    #[test]
+    fn rename_claimed_never_replaces_what_is_at_the_destination() {
+        let base = std::env::temp_dir().join(format!("mg-rename-claimed-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("from")).unwrap();
+        fs::write(base.join("from/f"), b"x").unwrap();
+        fs::write(base.join("plain"), b"p").unwrap();
+        fs::create_dir(base.join("empty")).unwrap();
+        fs::write(base.join("file"), b"y").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.join("nowhere"), base.join("dangling")).unwrap();
+        for from in ["from", "plain"] {
+            for taken in ["empty", "file", "dangling"] {
+                let to = base.join(taken);
+                let Ok(before) = fs::symlink_metadata(&to) else {
+                    continue;
+                };
+                let e = rename_claimed(&base.join(from), &to).unwrap_err();
+                assert_eq!(e.kind(), io::ErrorKind::AlreadyExists, "{from} to {taken}: {e}");
+                let after = fs::symlink_metadata(&to).unwrap();
+                assert_eq!(before.file_type(), after.file_type(), "{taken}");
+            }
+        }
+        assert_eq!(fs::read_dir(base.join("empty")).unwrap().count(), 0);
+        assert_eq!(fs::read(base.join("file")).unwrap(), b"y");
+        rename_claimed(&base.join("from"), &base.join("to")).unwrap();
+        assert_eq!(fs::read(base.join("to/f")).unwrap(), b"x");
+        rename_claimed(&base.join("plain"), &base.join("plain-to")).unwrap();
+        assert_eq!(fs::read(base.join("plain-to")).unwrap(), b"p");
+        // A rename that fails after the claim (a folder into itself) removes the placeholder.
+        #[cfg(unix)]
+        {
+            let e = rename_claimed(&base.join("to"), &base.join("to/inside")).unwrap_err();
+            assert_ne!(e.kind(), io::ErrorKind::AlreadyExists, "{e}");
+            assert!(fs::symlink_metadata(base.join("to/inside")).is_err());
+            assert_eq!(fs::read(base.join("to/f")).unwrap(), b"x");
+        }
         fs::remove_dir_all(&base).unwrap();
     }
 
