@@ -111,7 +111,8 @@ mod imp {
         fn folder(&self, rel: &str) -> io::Result<OwnedFd> {
             let open = |at: &OwnedFd, name: &str| {
                 openat(at, name, FOLDER, Mode::empty()).map_err(|e| match e {
-                    rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => not_a_folder(),
+                    // A link refused by `O_NOFOLLOW` (`ELOOP`; `EMLINK` on FreeBSD), or no folder.
+                    rustix::io::Errno::LOOP | rustix::io::Errno::MLINK | rustix::io::Errno::NOTDIR => not_a_folder(),
                     e => io_error(e),
                 })
             };
@@ -156,7 +157,7 @@ mod imp {
             let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
             let folder = self.folder(parent)?;
             let fd = openat(&folder, name, FILE, Mode::empty()).map_err(|e| match e {
-                rustix::io::Errno::LOOP => not_regular(),
+                rustix::io::Errno::LOOP | rustix::io::Errno::MLINK => not_regular(),
                 e => io_error(e),
             })?;
             let stat = fstat(&fd).map_err(io_error)?;
