@@ -247,21 +247,6 @@ mod imp {
 
 pub use imp::Beneath;
 
-impl Beneath {
-    /// Reads the regular file `rel` whole, refusing one longer than `limit` bytes (at most
-    /// `limit + 1` bytes are read).
-    pub fn read_limited(&self, rel: &str, limit: u64) -> io::Result<Option<Vec<u8>>> {
-        use std::io::Read;
-        let file = self.open_file(rel)?;
-        let mut out = Vec::new();
-        file.take(limit.saturating_add(1)).read_to_end(&mut out)?;
-        if u64::try_from(out.len()).unwrap_or(u64::MAX) > limit {
-            return Ok(None);
-        }
-        Ok(Some(out))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,15 +355,6 @@ mod tests {
         assert!(listed.iter().any(|e| e.name == "p" && e.kind == Kind::Special));
         let e = b.open_file("p").unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn read_limited_reads_at_most_one_byte_past_the_limit() {
-        let dir = folder("limit");
-        let b = Beneath::open(&dir).unwrap();
-        assert_eq!(b.read_limited("top.txt", 3).unwrap().as_deref(), Some(&b"top"[..]));
-        assert_eq!(b.read_limited("top.txt", 2).unwrap(), None);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -10,6 +10,7 @@ use crate::beneath::{Beneath, Kind};
 use crate::dirsink::{DirSink, create_file};
 use crate::failure::FileError;
 use crate::publish::{publish_bytes, publish_with};
+use crate::read::{ReadError, read_stream_bounded};
 use crate::temp::{TempDir, sync_parent};
 use modelgate_core::Location;
 use modelgate_core::archive_path::{PathLimits, normalize};
@@ -56,14 +57,23 @@ fn rejected(kind: MvbKind, message: &'static str, member: &str) -> MvbIoError {
     MvbIoError::Rejected(MvbError::new(kind, message, Location::NONE.in_member(member)))
 }
 
-/// Reads the bundle file `member` whole (at most `limit` bytes), beneath the bundle folder.
+/// Reads the bundle file `member` whole, opened beneath the bundle folder: one longer than
+/// `limit` bytes is refused from its size before any byte is read, and at most one byte
+/// past the limit is ever read ([`read_stream_bounded`]).
 fn read_limited(bundle: &Beneath, member: &str, limit: u64) -> Result<Vec<u8>, MvbIoError> {
-    bundle.read_limited(member, limit)?.ok_or_else(|| {
-        MvbIoError::Rejected(MvbError::new(
+    let file = bundle.open_file(member)?;
+    let read = if file.metadata()?.len() > limit {
+        Err(ReadError::TooLarge { limit })
+    } else {
+        read_stream_bounded(file, limit)
+    };
+    read.map_err(|e| match e {
+        ReadError::Io(e) => e.into(),
+        ReadError::TooLarge { limit } => MvbIoError::Rejected(MvbError::new(
             MvbKind::LimitExceeded,
             "file exceeds its size limit",
             Location::at(limit).in_member(member),
-        ))
+        )),
     })
 }
 

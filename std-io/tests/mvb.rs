@@ -198,6 +198,30 @@ fn export_refuses_a_folder_swapped_for_a_link_while_it_runs() {
     }
 }
 
+/// §5.2: a `manifest.json` over `max_manifest_bytes` is LimitExceeded at the limit, refused
+/// from its size before it is read, and nothing is published.
+#[test]
+fn export_refuses_a_manifest_over_its_limit() {
+    let s = scratch("big-manifest");
+    let bundle = make_bundle(&s);
+    let limit = modelgate_core::mvb::MvbLimits::DEFAULT.max_manifest_bytes;
+    let f = fs::OpenOptions::new()
+        .append(true)
+        .open(bundle.join("manifest.json"))
+        .unwrap();
+    f.set_len(limit + 1).unwrap();
+    let out = s.join("out");
+    fs::create_dir_all(&out).unwrap();
+    match export(&bundle, &out, &mut quiet()) {
+        Err(MvbIoError::Rejected(e)) => {
+            assert_eq!(e.kind, MvbKind::LimitExceeded);
+            assert_eq!(e.location.offset, Some(limit));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
+}
+
 #[test]
 fn export_fails_on_extra_payload_file() {
     let s = scratch("extra");
