@@ -1,5 +1,5 @@
 //! Duplicate member names, compared after unescaping, in time linear in the object size
-//! (`spec/json.md` §5).
+//! (`spec/json.md` §5; n log n for a validation's later names, §5.1).
 //!
 //! Objects with few members (the usual case in manifests) compare each new name with the
 //! earlier ones directly; at [`SMALL`] members an object switches to an open-addressing
@@ -12,14 +12,28 @@
 //! which holds where its text starts in the input, so an object of many members costs 11
 //! to 22 bytes each (8-byte slots, the table from three eighths to three quarters full),
 //! plus the smaller table while it doubles.
+//!
+//! A set made for validation ([`NameSets::defer`]) stops growing an object's table at
+//! [`LARGE`] names: each later name is still looked up in that table, which stays small
+//! enough to be cached, and is then appended to a list (8 bytes, no random access), which
+//! is sorted and checked once, when the object closes or when the read fails first
+//! ([`NameSets::pending_repeat`]; `spec/json.md` §5.1).
 
 use super::siphash::siphash13;
 use super::tokenizer::{DEFAULT_HASH_KEY, string_value};
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 
 /// Members an object may have before it switches from direct comparison to hashing.
 pub const SMALL: usize = 16;
+
+/// Members at which the table of an object of a set made with [`NameSets::defer`] stops
+/// growing, and later names are checked among themselves by one sort when it closes
+/// (`spec/json.md` §5.1). 2,048 slots of 8 bytes: the table stays in the processor's
+/// first-level cache. Test and fuzzing builds stop at 24 names, so that small documents
+/// take every way and can be compared.
+pub const LARGE: usize = if cfg!(any(test, fuzzing)) { 24 } else { 1024 };
 
 /// A name as a range: of the input, or (offset by the input's length, so one range type
 /// serves both) of the arena holding unescaped names. 24 bytes, written once per name.
@@ -42,10 +56,13 @@ struct Slot {
     start: u32,
 }
 
-/// The table of an object that hashes its names, and how many it holds.
+/// The table of an object that hashes its names, and how many it holds. A table that has
+/// stopped growing (§5.1) holds its first [`LARGE`] names; the later ones are in `later`,
+/// in arrival order.
 struct Table {
     slots: Vec<Slot>,
     len: usize,
+    later: Option<Vec<Slot>>,
 }
 
 impl Name {
@@ -117,6 +134,11 @@ pub struct NameSets {
     /// True while `key` is [`DEFAULT_HASH_KEY`], which anyone can read: the first switch
     /// to hashing replaces it with [`document_key`] (`spec/json.md` §5).
     derive_key: bool,
+    /// Set by [`NameSets::defer`]: objects of [`LARGE`] names defer their check (§5.1).
+    defer: bool,
+    /// The opening quote of the earliest repeated name that a closed object's sort found
+    /// (§5.1), or `usize::MAX`.
+    repeat: usize,
 }
 
 impl NameSets {
@@ -132,7 +154,22 @@ impl NameSets {
             spare: Vec::new(),
             key,
             derive_key: key == DEFAULT_HASH_KEY,
+            defer: false,
+            repeat: usize::MAX,
         }
+    }
+
+    /// Lets objects of [`LARGE`] names or more defer part of their duplicate check to their
+    /// close (`spec/json.md` §5.1). Only for a read that hands out no names before its
+    /// verdict (a validation): a repeat among an object's later names is noticed only by
+    /// [`NameSets::pending_repeat`], which such a read asks when it ends or fails.
+    pub fn defer(&mut self) {
+        self.defer = true;
+    }
+
+    /// True after [`NameSets::defer`].
+    pub fn defers(&self) -> bool {
+        self.defer
     }
 
     /// Starts the name set of a newly opened object.
@@ -148,18 +185,49 @@ impl NameSets {
         };
     }
 
-    /// Forgets the names of the innermost object when it closes.
-    #[inline]
-    pub fn close(&mut self) {
+    /// Forgets the names of the innermost object when it closes. The later names of an
+    /// object whose table stopped growing are checked first (§5.1), and the first repeat
+    /// among them is kept for [`NameSets::pending_repeat`].
+    #[inline(always)]
+    pub fn close(&mut self, input: &[u8]) {
         self.names.truncate(self.top.first);
         self.arena.truncate(self.top.arena_start);
-        if self.top.hashed
-            && let Some(mut t) = self.tables.pop()
-        {
-            t.slots.clear();
-            self.spare.push(t.slots);
+        if self.top.hashed {
+            self.close_table(input);
         }
         self.top = self.outer.pop().unwrap_or(EMPTY);
+    }
+
+    /// [`NameSets::close`] of an object that hashes: its table and its later names' list
+    /// are kept for the next object, once the later names are checked (§5.1).
+    #[inline(never)]
+    fn close_table(&mut self, input: &[u8]) {
+        let Some(mut t) = self.tables.pop() else {
+            return;
+        };
+        if let Some(mut later) = t.later {
+            if let Some(at) = first_repeat(input, &mut later) {
+                self.repeat = self.repeat.min(at);
+            }
+            later.clear();
+            self.spare.push(later);
+        }
+        t.slots.clear();
+        self.spare.push(t.slots);
+    }
+
+    /// The earliest later name (§5.1), in an object closed so far or one still open, that
+    /// repeats an earlier later name of its object: the offset of its opening quote. A read
+    /// that ends reports it; one that fails reports it instead when it comes first (§7.1).
+    pub fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
+        if self.repeat == usize::MAX && self.tables.iter().all(|t| t.later.is_none()) {
+            return None;
+        }
+        let open = self
+            .tables
+            .iter_mut()
+            .filter_map(|t| first_repeat(input, t.later.as_mut()?));
+        open.chain((self.repeat != usize::MAX).then_some(self.repeat)).min()
     }
 
     /// Adds a name to the innermost object. `raw` is the name's range in `input`, between
@@ -286,7 +354,11 @@ impl NameSets {
         // The names now live in the table only.
         self.names.truncate(first);
         self.arena.truncate(self.top.arena_start);
-        self.tables.push(Table { slots, len });
+        self.tables.push(Table {
+            slots,
+            len,
+            later: None,
+        });
         self.top.hashed = true;
         self.top.scan_end = 0;
     }
@@ -312,10 +384,49 @@ impl NameSets {
             slot = (slot + 1) & mask;
         }
         table.len = table.len.saturating_add(1);
+        let new = Slot {
+            hash,
+            start: small(start),
+        };
+        if let Some(later) = &mut table.later {
+            // §5.1: not equal to a name in the table; among the later ones, checked by one
+            // sort when the object closes.
+            later.push(new);
+            return true;
+        }
         grow_if_needed(table);
-        place(&mut table.slots, hash, start);
+        place_slot(&mut table.slots, new);
+        if self.defer && table.len >= LARGE {
+            table.later = Some(self.spare.pop().unwrap_or_default());
+        }
         true
     }
+}
+
+/// The first name of `slots` (the later names of an object, §5.1) that repeats an earlier
+/// one of them: the offset of its opening quote. `slots` is sorted by hash, then by where
+/// the names start, so equal names are in the same run of equal hashes, earliest first; in
+/// each run the first name equal to one before it is that run's first repeat, and the
+/// earliest of those is the first. The hashes are keyed (§5), so runs stay short.
+fn first_repeat(input: &[u8], slots: &mut [Slot]) -> Option<usize> {
+    slots.sort_unstable_by_key(|s| (u64::from(s.hash) << 32) | u64::from(s.start));
+    slots
+        .chunk_by(|a, b| a.hash == b.hash)
+        .filter_map(|run| run_repeat(input, run))
+        .min()
+        .map(|start| wide(start).saturating_sub(1))
+}
+
+/// The start of the first name of `run` (sorted by start) equal to an earlier one.
+fn run_repeat(input: &[u8], run: &[Slot]) -> Option<u32> {
+    run.iter().enumerate().skip(1).find_map(|(j, later)| {
+        let value = stored_value(input, later.start);
+        let earlier = run.get(..j).unwrap_or_default();
+        earlier
+            .iter()
+            .any(|e| stored_equals(input, e.start, &value))
+            .then_some(later.start)
+    })
 }
 
 /// Doubles `table` when its names would fill more than three quarters of it (§5: at half,
@@ -334,9 +445,15 @@ fn grow_if_needed(table: &mut Table) {
 }
 
 /// True when the name whose text starts at `start` in the input equals `new` after
-/// unescaping. Its text ends at the first quote that no backslash escapes; the input up to
-/// here has passed the string rules, so that quote is there.
+/// unescaping.
 fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
+    *stored_value(input, start) == *new
+}
+
+/// The value of the name whose text starts at `start` in the input: its text up to the
+/// first quote that no backslash escapes (the input up to there has passed the string
+/// rules, so that quote is there), unescaped if it has escapes.
+fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
     let start = wide(start);
     let mut end = start;
     while let Some(&b) = input.get(end) {
@@ -348,10 +465,13 @@ fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
     }
     let raw = input.get(start..end).unwrap_or_default();
     if !raw.contains(&b'\\') {
-        return raw == new;
+        return Cow::Borrowed(raw);
     }
     let text = core::str::from_utf8(raw).unwrap_or_default();
-    string_value(text).as_bytes() == new
+    match string_value(text) {
+        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+    }
 }
 
 /// A name's start as a slot holds it. Inputs are at most `MAX_INPUT` (u32::MAX) bytes.
@@ -598,11 +718,102 @@ mod tests {
                 let fresh = insert(&mut sets, &input, n);
                 assert_eq!(fresh, reference.insert(n.value.clone()), "round {round}");
             }
-            sets.close();
+            sets.close(&input);
             for n in outer_first {
                 assert!(!insert(&mut sets, &input, n), "outer names survive the inner close");
             }
-            sets.close();
+            sets.close(&input);
         }
+    }
+
+    /// Adds an object's names as a parser would: gives its later names (those after its
+    /// table stopped growing, §5.1), or, as an error, those before the first later name
+    /// found in the table.
+    fn feed<'n>(sets: &mut NameSets, input: &[u8], object: &'n [Named]) -> Result<Vec<&'n Named>, Vec<&'n Named>> {
+        let table: BTreeSet<&[u8]> = object.iter().take(LARGE).map(|n| n.value.as_slice()).collect();
+        let mut later = Vec::new();
+        for (i, n) in object.iter().enumerate() {
+            let fresh = insert(sets, input, n);
+            if i < LARGE {
+                assert!(fresh);
+                continue;
+            }
+            // A later name equal to one in the table is found at once; one equal to an
+            // earlier later name only by the sort.
+            assert_eq!(fresh, !table.contains(n.value.as_slice()));
+            if !fresh {
+                return Err(later);
+            }
+            later.push(n);
+        }
+        Ok(later)
+    }
+
+    /// §5.1: an object of a deferring set stops growing its table at [`LARGE`] names; a
+    /// later name equal to one in the table is found at once, and one equal to an earlier
+    /// later name by [`NameSets::pending_repeat`], before the object closes and after, as a
+    /// plain set read in turn finds it, with and without escapes, in an inner object and
+    /// an enclosing one.
+    #[test]
+    fn a_deferred_object_finds_its_first_repeat_when_it_closes() {
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let (mut at_once, mut at_close) = (0, 0);
+        for round in 0..300 {
+            let mut input = Vec::new();
+            let mut names = Vec::new();
+            let count = LARGE + usize::try_from(next(&mut rng) % 40).unwrap_or(0);
+            // In each object, distinct names until `LARGE`, then names drawn from a pool
+            // that holds some of those and some of the later ones, some escaped.
+            for i in 0..count * 2 {
+                let n = if i % count < LARGE || !next(&mut rng).is_multiple_of(4) {
+                    i
+                } else {
+                    (i / count) * count + LARGE - 3 + usize::try_from(next(&mut rng) % 60).unwrap_or(0)
+                };
+                names.push(write_name(&mut rng, &mut input, format!("n{round}-{n}").into_bytes()));
+            }
+            // The opening quote of the first name equal to an earlier one.
+            let first_repeat = |names: &[&Named]| {
+                let mut seen = BTreeSet::new();
+                names
+                    .iter()
+                    .find(|n| !seen.insert(n.value.clone()))
+                    .map(|n| n.raw.0 - 1)
+            };
+            let (outer, inner) = names.split_at(count);
+            let mut sets = NameSets::new([round, 9]);
+            sets.defer();
+            sets.open();
+            let outer_later = match feed(&mut sets, &input, outer) {
+                Ok(later) => later,
+                Err(later) => {
+                    at_once += 1;
+                    assert_eq!(sets.pending_repeat(&input), first_repeat(&later), "round {round}");
+                    continue;
+                }
+            };
+            sets.open();
+            match feed(&mut sets, &input, inner) {
+                Ok(later) => {
+                    let inner_first = first_repeat(&later);
+                    at_close += usize::from(inner_first.is_some());
+                    let want = inner_first.into_iter().chain(first_repeat(&outer_later)).min();
+                    assert_eq!(sets.pending_repeat(&input), want, "round {round}, inner open");
+                    sets.close(&input);
+                    assert_eq!(sets.pending_repeat(&input), want, "round {round}, inner closed");
+                    sets.close(&input);
+                    assert_eq!(sets.pending_repeat(&input), want, "round {round}, both closed");
+                }
+                Err(later) => {
+                    at_once += 1;
+                    let want = first_repeat(&later).into_iter().chain(first_repeat(&outer_later)).min();
+                    assert_eq!(sets.pending_repeat(&input), want, "round {round}");
+                }
+            }
+        }
+        assert!(
+            at_once > 50 && at_close > 50,
+            "{at_once} found at once, {at_close} at the close"
+        );
     }
 }

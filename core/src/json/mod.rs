@@ -82,7 +82,9 @@ pub fn validate(input: &[u8], limits: Limits) -> Result<(), Error> {
 /// so that an ill-formed sequence anywhere wins over every other problem but the size
 /// limit, the byte-order mark included, as §1.1 orders.
 pub fn validate_keyed(input: &[u8], limits: Limits, key: [u64; 2]) -> Result<(), Error> {
-    let mut parser = Parser::deferred_utf8(input, limits)?.with_hash_key(key);
+    let mut parser = Parser::deferred_utf8(input, limits)?
+        .with_hash_key(key)
+        .defer_duplicates();
     let result = tokenizer::no_byte_order_mark(input).and_then(|()| parser.skip_to_end());
     result.map_err(|e| utf8::validate(input).err().unwrap_or(e))
 }

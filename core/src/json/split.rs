@@ -174,13 +174,14 @@ impl Suffix {
             for n in self.names.get(from..level.names_end).unwrap_or_default() {
                 let (at, end) = (widen(n.at), widen(n.end));
                 if !parser.replay_name(at, end) {
-                    return Some(Err(Error::new(Reason::DuplicateName, at)));
+                    return Some(Err(parser.first_failure(Error::new(Reason::DuplicateName, at))));
                 }
             }
             from = level.names_end;
             parser.replay_close();
         }
-        Some(Ok(()))
+        // §5.1: a repeat whose check was deferred to a close.
+        Some(parser.deferred_repeat())
     }
 }
 
@@ -236,7 +237,7 @@ impl<'a> Prefix<'a> {
             Err(e) => Read::Done(Err(e)),
             Ok(parser) => match no_byte_order_mark(input) {
                 Err(e) => Read::Done(settle(input, Err(e))),
-                Ok(()) => Read::Reading(Box::new(parser.with_hash_key(key))),
+                Ok(()) => Read::Reading(Box::new(parser.with_hash_key(key).defer_duplicates())),
             },
         };
         Prefix { input, read }
@@ -486,6 +487,7 @@ impl Meeting {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::keys::LARGE;
     use crate::json::validate_keyed;
     use crate::test_docs::{Choose, Rng};
     use alloc::format;
@@ -512,10 +514,18 @@ mod tests {
         suffix.join(&mut parser)
     }
 
+    /// The one read of a parser that checks every name as it comes (no object defers its
+    /// check, `spec/json.md` §5.1) and UTF-8 first, as [`Parser::new`] does.
+    fn immediate(doc: &[u8], limits: Limits) -> Result<(), Error> {
+        Parser::new(doc, limits).and_then(|p| p.with_hash_key(KEY).skip_to_end())
+    }
+
     /// §10.1 at every offset: the verdict of the split read is the sequential one, error
-    /// and offset included, wherever the second worker starts.
+    /// and offset included, wherever the second worker starts; and that is the verdict of
+    /// a read that defers no check (§5.1).
     fn same_at_every_offset(doc: &[u8], limits: Limits) -> usize {
         let whole = validate_keyed(doc, limits, KEY);
+        assert_eq!(whole, immediate(doc, limits), "{:?}", String::from_utf8_lossy(doc));
         let mut joins = 0;
         for start in 0..=doc.len() {
             let split = validate_split(doc, limits, KEY, start);
@@ -597,6 +607,61 @@ mod tests {
         assert_eq!(joins, 23 + 21 + 21 + 1 + 17);
     }
 
+    /// §5.1 across the split: objects past [`LARGE`] names (24 in test builds) check their
+    /// later names by one sort, in the first worker, the second, or both, nested in each
+    /// other; a name repeated from the table or from the later names, in plain or escaped
+    /// form, in the outer object before or after the inner one's, in two objects one after
+    /// the other, and failures of other kinds after a repeat or before it. Every split gives
+    /// the verdict of the read that defers nothing.
+    #[test]
+    fn large_objects_defer_their_check_on_either_side_of_the_split() {
+        let object = |prefix: &str, n: usize, extra: &str| {
+            let members: Vec<String> = (0..n).map(|i| format!("\"{prefix}{i}\":{i}")).collect();
+            format!("{{{}{extra}}}", members.join(","))
+        };
+        let inner = |extra: &str| object("i", 30, extra);
+        let docs = [
+            object("m", 40, ""),
+            object("m", 40, r#","m3":1"#),
+            object("m", 40, r#","m\u0033":1"#),
+            object("m", 40, r#","m35":1,"m2":2"#),
+            object("m", 40, r#","m35":1,"x":tru"#),
+            object("m", 40, r#","m35":1,"x""#),
+            object("m", 40, r#","x":tru,"m35":1"#),
+            object("m", 40, r#","m35":[[[[1]]]]"#),
+            object("m", 40, &format!(r#","in":{}"#, inner(""))),
+            object("m", 40, &format!(r#","in":{},"m1":1"#, inner(r#","i29":0"#))),
+            object("m", 40, &format!(r#","m1":1,"in":{}"#, inner(r#","i29":0"#))),
+            object("m", 40, &format!(r#","in":{},"m1":1"#, inner(r#","i\u0032":0"#))),
+            object("m", 40, &format!(r#","m1":1,"in":{}"#, inner(r#","x":01"#))),
+            format!("[1,{},2]", object("m", 40, r#","m39":1"#)),
+            format!("[{},{}]", object("a", 30, ""), object("a", 30, r#","a0":0"#)),
+            format!(
+                "[{},{}]",
+                object("a", 30, r#","a25":0"#),
+                object("b", 30, r#","b26":0"#)
+            ),
+            format!(
+                "[{},{}]",
+                object("a", 30, r#","a27":0"#),
+                object("b", 30, r#","b24":0"#)
+            ),
+            format!("{} x", object("m", 40, r#","m0":0"#)),
+        ];
+        let mut bytes: Vec<Vec<u8>> = docs.iter().map(|d| d.clone().into_bytes()).collect();
+        // An ill-formed UTF-8 sequence after a repeat still wins (§1.1).
+        let mut bad = object("m", 40, r#","m0":0,"x":""#).into_bytes();
+        bad.extend_from_slice(b"\xff\"}");
+        bytes.push(bad);
+        let mut joins = 0;
+        for doc in &bytes {
+            for depth in [2, 3, 1024] {
+                joins += same_at_every_offset(doc, limits(depth));
+            }
+        }
+        assert!(joins > 500, "the split reads were joined {joins} times");
+    }
+
     /// Bytes no string scan reaches: ill-formed UTF-8 between tokens, after the split or
     /// before it, wins over every other problem (§1.1), and so do the mark and the size.
     #[test]
@@ -669,6 +734,58 @@ mod tests {
             joins += same_at_every_offset(doc.as_bytes(), limits(depth));
         }
         assert!(valid > 40 && joins > 1000, "{valid} valid documents, {joins} joins");
+    }
+
+    /// An object of 16 to 48 members: distinct names until a point around [`LARGE`], then
+    /// names drawn from a pool of 40 that holds the first ones, some written with an escape,
+    /// so that names repeat from the table and from the later names; its values from
+    /// [`random_doc`] and now and then another such object.
+    fn random_large_object(rng: &mut Rng, depth: usize) -> String {
+        let distinct = LARGE - 4 + rng.below(8);
+        let members: Vec<String> = (0..16 + rng.below(33))
+            .map(|i| {
+                let n = if i < distinct { i } else { rng.below(40) };
+                let name = if rng.one_in(8) {
+                    format!("\\u0075{n}")
+                } else {
+                    format!("u{n}")
+                };
+                let value = if depth > 0 && rng.one_in(8) {
+                    random_large_object(rng, depth - 1)
+                } else {
+                    random_doc(rng, 1)
+                };
+                format!("\"{name}\":{value}")
+            })
+            .collect();
+        format!("{{{}}}", members.join(","))
+    }
+
+    /// §5.1: documents whose objects pass [`LARGE`] names (24 in test builds) give the
+    /// verdict of the read that defers nothing, read as one, split at every offset, and
+    /// read by a first worker that pauses every few bytes.
+    #[test]
+    fn random_large_objects_give_the_immediate_verdict() {
+        let mut rng = Rng(0x1a7e_0b1e);
+        let mut repeats = 0;
+        for round in 0..300 {
+            let doc = random_large_object(&mut rng, 2);
+            let depth = if rng.one_in(2) { 1024 } else { 3 + rng.below(4) };
+            let whole = validate_keyed(doc.as_bytes(), limits(depth), KEY);
+            assert_eq!(whole, immediate(doc.as_bytes(), limits(depth)), "{doc}");
+            repeats += usize::from(whole.is_err_and(|e| e.reason == Reason::DuplicateName));
+            if round % 30 == 0 {
+                same_at_every_offset(doc.as_bytes(), limits(depth));
+            }
+            // §10.5: the first worker pausing every few bytes, its later names checked
+            // only when its read ends.
+            for chunk in [1, 16, 256] {
+                let meeting = Meeting::new(chunk);
+                let prefix = meeting.read_prefix(doc.as_bytes(), limits(depth), KEY);
+                assert_eq!(prefix.finish(None), whole, "{doc} chunk {chunk}");
+            }
+        }
+        assert!(repeats > 100, "{repeats} documents with a repeated name");
     }
 
     /// §10.5 with the workers in either order: the second claiming first (so the first

@@ -245,7 +245,19 @@ impl<'a> Parser<'a> {
     /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5); for
     /// [`DEFAULT_HASH_KEY`], a key derived from the input instead.
     pub fn with_hash_key(mut self, key: [u64; 2]) -> Self {
+        let defer = self.names.defers();
         self.names = NameSets::new(key);
+        if defer {
+            self.names.defer();
+        }
+        self
+    }
+
+    /// Lets objects of [`super::keys::LARGE`] names or more check their names by one sort
+    /// when they close (`spec/json.md` §5.1). Only for a read that hands out no names before its
+    /// verdict: a validation ([`super::validate_keyed`], both workers of §10).
+    pub(super) fn defer_duplicates(mut self) -> Self {
+        self.names.defer();
         self
     }
 
@@ -267,11 +279,31 @@ impl<'a> Parser<'a> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        let event = self.step();
+        let event = self.step().map_err(|e| self.first_failure(e));
         if let Err(e) = event {
             self.failed = Some(e);
         }
         event
+    }
+
+    /// The failure a read that stops at `e` reports (§7.1): `e`, unless a name read before
+    /// it, in an object that deferred part of its check (`spec/json.md` §5.1), repeats an
+    /// earlier name of its object; then the first such name is the first failure.
+    #[cold]
+    pub(super) fn first_failure(&mut self, e: Error) -> Error {
+        match self.names.pending_repeat(self.bytes) {
+            Some(at) if at < e.offset => Error::new(Reason::DuplicateName, at),
+            _ => e,
+        }
+    }
+
+    /// The end of a read that found no other failure: the first repeat among names whose
+    /// check was deferred (`spec/json.md` §5.1), if there is one, is the read's failure.
+    pub(super) fn deferred_repeat(&mut self) -> Result<(), Error> {
+        match self.names.pending_repeat(self.bytes) {
+            Some(at) => Err(Error::new(Reason::DuplicateName, at)),
+            None => Ok(()),
+        }
     }
 
     /// [`Parser::next_event`] of a parser that has not failed.
@@ -285,7 +317,7 @@ impl<'a> Parser<'a> {
             State::ArrayFirst if next == Some(b']') => Ok(Some(self.close_event(at, Token::EndArray))),
             State::ArrayFirst => self.value_event(at, next).map(Some),
             State::ObjectFirst if next == Some(b'}') => {
-                self.names.close();
+                self.names.close(self.bytes);
                 Ok(Some(self.close_event(at, Token::EndObject)))
             }
             State::ObjectFirst => self.name_event(at, next),
@@ -321,6 +353,14 @@ impl<'a> Parser<'a> {
                 self.read_rest::<S, true>(sink)
             }
         });
+        // §5.1: a repeat whose check was deferred is the read's failure, or comes before it.
+        // A read that paused (§10.2) has not ended: its later names are checked when it does,
+        // not sorted again at every pause.
+        let read = match read {
+            Ok(()) if self.paused().is_some() => Ok(()),
+            Ok(()) => self.deferred_repeat(),
+            Err(e) => Err(self.first_failure(e)),
+        };
         if let Err(e) = read {
             // The loop keeps its place in locals: after a failure only the error is left.
             self.failed = Some(e);
@@ -356,7 +396,7 @@ impl<'a> Parser<'a> {
                         pos = end;
                         continue;
                     }
-                    self.names.close();
+                    self.names.close(self.bytes);
                     self.close();
                     sink.close(at);
                     pos = at + 1;
@@ -413,7 +453,7 @@ impl<'a> Parser<'a> {
                             break;
                         }
                         Some(b'}') => {
-                            self.names.close();
+                            self.names.close(self.bytes);
                             self.close();
                             sink.close(at);
                             pos = at + 1;
@@ -481,7 +521,9 @@ impl<'a> Parser<'a> {
     /// they are read, and a document whose containers have all closed returns to the caller
     /// with the cursor on the next byte that is not whitespace.
     pub(super) fn floor_reader(input: &'a [u8], limits: Limits, key: [u64; 2]) -> Result<Self, Error> {
-        let mut parser = Parser::deferred_utf8(input, limits)?.with_hash_key(key);
+        let mut parser = Parser::deferred_utf8(input, limits)?
+            .with_hash_key(key)
+            .defer_duplicates();
         parser.floor = true;
         Ok(parser)
     }
@@ -537,7 +579,7 @@ impl<'a> Parser<'a> {
     /// document is finished.
     pub(super) fn replay_close(&mut self) {
         if self.open.last() == Some(&true) {
-            self.names.close();
+            self.names.close(self.bytes);
         }
         self.close();
         if self.open.is_empty() {
@@ -581,7 +623,7 @@ impl<'a> Parser<'a> {
                 self.name_event(at, next)
             }
             Some(b'}') => {
-                self.names.close();
+                self.names.close(self.bytes);
                 Ok(Some(self.close_event(at, Token::EndObject)))
             }
             _ => Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
