@@ -137,8 +137,8 @@ pub struct NameSets {
     /// Set by [`NameSets::defer`]: objects of [`LARGE`] names defer their check (§5.1).
     defer: bool,
     /// The opening quote of the earliest repeated name that a closed object's sort found
-    /// (§5.1), or `usize::MAX`.
-    repeat: usize,
+    /// (§5.1).
+    repeat: Option<usize>,
 }
 
 impl NameSets {
@@ -155,7 +155,7 @@ impl NameSets {
             key,
             derive_key: key == DEFAULT_HASH_KEY,
             defer: false,
-            repeat: usize::MAX,
+            repeat: None,
         }
     }
 
@@ -207,7 +207,7 @@ impl NameSets {
         };
         if let Some(mut later) = t.later {
             if let Some(at) = first_repeat(input, &mut later) {
-                self.repeat = self.repeat.min(at);
+                self.repeat = Some(self.repeat.map_or(at, |r| r.min(at)));
             }
             later.clear();
             self.spare.push(later);
@@ -220,14 +220,14 @@ impl NameSets {
     /// repeats an earlier later name of its object: the offset of its opening quote. A read
     /// that ends reports it; one that fails reports it instead when it comes first (§7.1).
     pub fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
-        if self.repeat == usize::MAX && self.tables.iter().all(|t| t.later.is_none()) {
+        if self.repeat.is_none() && self.tables.iter().all(|t| t.later.is_none()) {
             return None;
         }
         let open = self
             .tables
             .iter_mut()
             .filter_map(|t| first_repeat(input, t.later.as_mut()?));
-        open.chain((self.repeat != usize::MAX).then_some(self.repeat)).min()
+        open.chain(self.repeat).min()
     }
 
     /// Adds a name to the innermost object. `raw` is the name's range in `input`, between
