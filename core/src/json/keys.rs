@@ -17,7 +17,9 @@
 //! [`LARGE`] names: each later name is still looked up in that table, which stays small
 //! enough to be cached, and is then appended to a list (8 bytes, no random access), which
 //! is sorted and checked once, when the object closes or when the read fails first
-//! ([`NameSets::pending_repeat`]; `spec/json.md` §5.1).
+//! ([`NameSets::pending_repeat`]; `spec/json.md` §5.1). A second worker's names of such an
+//! object, hashed and sorted, are walked together with them, not appended to them
+//! ([`NameSets::replay_sorted`]; §10.4).
 
 use super::siphash::siphash13;
 use super::tokenizer::{DEFAULT_HASH_KEY, string_value};
@@ -46,14 +48,18 @@ struct Name {
     head: u64,
 }
 
-/// A hash-table slot, 8 bytes: the low 32 bits of the name's SipHash, which place it and
-/// are compared before its bytes, and where its text starts in the input, just after its
-/// opening quote (so never 0, which marks an empty slot). The name is read back from there
-/// only when a new name has the same hash.
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    hash: u32,
-    start: u32,
+/// A hash-table slot, 8 bytes: the low 32 bits of the name's SipHash ([`name_hash`]),
+/// which place it and are compared before its bytes, and where its text starts in the
+/// input, just after its opening quote (so never 0, which marks an empty slot). The name
+/// is read back from there only when a new name has the same hash. The later names of an
+/// object (§5.1) and the second worker's record of names (`spec/json.md` §10.3) are slots
+/// too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Slot {
+    /// The name's hash.
+    pub hash: u32,
+    /// Where its text starts in the input.
+    pub start: u32,
 }
 
 /// The table of an object that hashes its names, and how many it holds. A table that has
@@ -106,6 +112,9 @@ struct Frame {
     scan_end: usize,
     /// True once the object has switched to hashing (its table is the last of `tables`).
     hashed: bool,
+    /// True for a second worker's floor object, whose names the join checks
+    /// ([`NameSets::leave_unchecked`]).
+    unchecked: bool,
     /// While the object compares names directly: one bit per name, chosen by its length
     /// and head. A name whose bit is clear is certainly new, so the scan is skipped.
     seen: u64,
@@ -116,6 +125,7 @@ const EMPTY: Frame = Frame {
     seen: 0,
     arena_start: 0,
     hashed: false,
+    unchecked: false,
     scan_end: 0,
 };
 
@@ -181,8 +191,24 @@ impl NameSets {
             seen: 0,
             arena_start: self.arena.len(),
             hashed: false,
+            unchecked: false,
             scan_end: self.names.len().saturating_add(SMALL),
         };
+    }
+
+    /// Makes the innermost object accept every name without a look: a second worker's floor
+    /// object, whose names are checked by the join, where the first worker holds the names
+    /// that came before them (`spec/json.md` §10.3, §10.4).
+    pub fn leave_unchecked(&mut self) {
+        self.top.unchecked = true;
+        self.top.scan_end = 0;
+    }
+
+    /// True when the names' hashes are taken under `key`, so that a hash taken under it
+    /// elsewhere ([`name_hash`]) can be given to [`NameSets::insert_known`]. Never while the
+    /// key is still to be derived from the input (§5).
+    pub fn hashes_under(&self, key: [u64; 2]) -> bool {
+        !self.derive_key && self.key == key
     }
 
     /// Forgets the names of the innermost object when it closes. The later names of an
@@ -206,9 +232,8 @@ impl NameSets {
             return;
         };
         if let Some(mut later) = t.later {
-            if let Some(at) = first_repeat(input, &mut later) {
-                self.repeat = Some(self.repeat.map_or(at, |r| r.min(at)));
-            }
+            let at = first_repeat(input, &mut later);
+            self.repeat = self.repeat.into_iter().chain(at).min();
             later.clear();
             self.spare.push(later);
         }
@@ -278,6 +303,9 @@ impl NameSets {
         arena_start: usize,
     ) -> bool {
         self.arena.truncate(arena_start);
+        if self.top.unchecked {
+            return true;
+        }
         if !self.top.hashed {
             self.switch_to_table(input);
         }
@@ -347,7 +375,7 @@ impl NameSets {
         slots.resize(SMALL * 4, Slot::default());
         let mut len = 0;
         for n in self.names.get(first..).unwrap_or_default() {
-            let hash = low32(siphash13(self.key, self.bytes(input, n)));
+            let hash = name_hash(self.key, self.bytes(input, n));
             place(&mut slots, hash, self.raw_start(input, n));
             len += 1;
         }
@@ -366,28 +394,84 @@ impl NameSets {
     /// Adds the name whose text starts at `start` in the input and whose value is `new`
     /// to the innermost object's table, unless an equal name is there.
     fn insert_hashed(&mut self, input: &[u8], start: usize, new: &[u8]) -> bool {
-        let hash = low32(siphash13(self.key, new));
-        let Some(table) = self.tables.last_mut() else {
-            return true;
+        let slot = Slot {
+            hash: name_hash(self.key, new),
+            start: small(start),
         };
-        let mask = table.slots.len().saturating_sub(1);
-        let mut slot = hash_slot(hash, mask);
-        // Linear probing over a table at most three quarters full (§5): the probe ends at
-        // an empty slot.
-        while let Some(&entry) = table.slots.get(slot) {
-            if entry.start == 0 {
-                break;
-            }
-            if entry.hash == hash && stored_equals(input, entry.start, new) {
-                return false;
-            }
-            slot = (slot + 1) & mask;
+        self.insert_slot(slot, |earlier| stored_equals(input, earlier, new))
+    }
+
+    /// Adds the names of `sorted`, the last of the innermost object, to it: names whose
+    /// [`name_hash`] under this set's key the second worker took and that it sorted with
+    /// [`sort_slots`], all after every name the object holds (`spec/json.md` §10.4; the
+    /// caller has checked [`NameSets::hashes_under`], and closes the object next). Only
+    /// when the object's table has stopped growing (§5.1); false otherwise, and nothing is
+    /// added, so that the caller adds them one by one in document order. Each is looked up
+    /// in the table, and the object's later names, sorted too, are walked with them: the
+    /// earliest repeat is kept as a closed object's is, and reported the same way.
+    pub fn replay_sorted(&mut self, input: &[u8], sorted: &[Slot]) -> bool {
+        let Some(table) = self.tables.last_mut().filter(|_| self.top.hashed) else {
+            return false;
+        };
+        let Some(later) = &mut table.later else {
+            return false;
+        };
+        let slots = &table.slots;
+        let in_table = sorted.iter().filter(|new| {
+            holds(slots, new.hash, |earlier| {
+                stored_value(input, earlier) == stored_value(input, new.start)
+            })
+        });
+        let in_table = in_table.map(|new| wide(new.start).saturating_sub(1)).min();
+        sort_slots(later);
+        let among_later = first_repeat_sorted(input, later, sorted);
+        // Checked: what is left of the object to close is its table.
+        later.clear();
+        table.len = table.len.saturating_add(sorted.len());
+        self.repeat = self.repeat.into_iter().chain(in_table).chain(among_later).min();
+        true
+    }
+
+    /// Sorts the later names of every open object (§5.1) as [`first_repeat`] will: done by
+    /// a first worker paused for a join while the second sorts its own, so that the join
+    /// ([`NameSets::replay_sorted`]) finds them in order (sorting them again is then a
+    /// single pass).
+    pub fn sort_later(&mut self) {
+        for later in self.tables.iter_mut().filter_map(|t| t.later.as_mut()) {
+            sort_slots(later);
         }
-        table.len = table.len.saturating_add(1);
-        let new = Slot {
+    }
+
+    /// Adds to the innermost object the name whose text starts at `start` in the input and
+    /// whose [`name_hash`] under this set's key is `hash`, taken by the second worker
+    /// (`spec/json.md` §10.4; the caller has checked [`NameSets::hashes_under`]): unless an
+    /// equal name is there, as [`NameSets::insert`] would. The name is read only if a name
+    /// of the same hash is there. `None` while the object compares names directly: the
+    /// caller inserts it as any other.
+    pub fn insert_known(&mut self, input: &[u8], start: usize, hash: u32) -> Option<bool> {
+        if !self.top.hashed {
+            return None;
+        }
+        let slot = Slot {
             hash,
             start: small(start),
         };
+        Some(self.insert_slot(slot, |earlier| {
+            stored_value(input, earlier) == stored_value(input, slot.start)
+        }))
+    }
+
+    /// Adds `new` to the innermost object's table, or to its later names once the table has
+    /// stopped growing (§5.1), unless `equal` holds for the start of a name of the table
+    /// with the same hash.
+    fn insert_slot(&mut self, new: Slot, equal: impl Fn(u32) -> bool) -> bool {
+        let Some(table) = self.tables.last_mut() else {
+            return true;
+        };
+        if holds(&table.slots, new.hash, equal) {
+            return false;
+        }
+        table.len = table.len.saturating_add(1);
         if let Some(later) = &mut table.later {
             // §5.1: not equal to a name in the table; among the later ones, checked by one
             // sort when the object closes.
@@ -403,18 +487,83 @@ impl NameSets {
     }
 }
 
+/// True when `table` holds a name of hash `hash` whose start `equal` accepts. Linear
+/// probing over a table at most three quarters full (§5): the probe ends at an empty slot.
+fn holds(table: &[Slot], hash: u32, equal: impl Fn(u32) -> bool) -> bool {
+    let mask = table.len().saturating_sub(1);
+    let mut slot = hash_slot(hash, mask);
+    while let Some(&entry) = table.get(slot) {
+        if entry.start == 0 {
+            return false;
+        }
+        if entry.hash == hash && equal(entry.start) {
+            return true;
+        }
+        slot = (slot + 1) & mask;
+    }
+    false
+}
+
+/// The hash a table keeps of a name whose value is `value` (§5): the low 32 bits of its
+/// SipHash-1-3 under `key`. The second worker takes it for the names it records, under the
+/// first's key, so that the join does not hash them again (`spec/json.md` §10.4).
+pub fn name_hash(key: [u64; 2], value: &[u8]) -> u32 {
+    low32(siphash13(key, value))
+}
+
 /// The first name of `slots` (the later names of an object, §5.1) that repeats an earlier
 /// one of them: the offset of its opening quote. `slots` is sorted by hash, then by where
 /// the names start, so equal names are in the same run of equal hashes, earliest first; in
 /// each run the first name equal to one before it is that run's first repeat, and the
 /// earliest of those is the first. The hashes are keyed (§5), so runs stay short.
 fn first_repeat(input: &[u8], slots: &mut [Slot]) -> Option<usize> {
+    sort_slots(slots);
+    first_repeat_sorted(input, slots, &[])
+}
+
+/// Sorts names by hash, then by where they start: the order [`first_repeat`] checks them
+/// in (§5.1).
+pub fn sort_slots(slots: &mut [Slot]) {
     slots.sort_unstable_by_key(|s| (u64::from(s.hash) << 32) | u64::from(s.start));
-    slots
-        .chunk_by(|a, b| a.hash == b.hash)
-        .filter_map(|run| run_repeat(input, run))
-        .min()
-        .map(|start| wide(start).saturating_sub(1))
+}
+
+/// [`first_repeat`] of the names of `a` and `b`, each sorted by [`sort_slots`], every
+/// name of `a` before every name of `b` in the input: the two are walked together, a run
+/// of equal hashes of `a` followed by `b`'s run of the same hash, so that `b` need not be
+/// appended to `a` (`spec/json.md` §10.4).
+fn first_repeat_sorted(input: &[u8], mut a: &[Slot], mut b: &[Slot]) -> Option<usize> {
+    let mut both = Vec::new();
+    let mut first = None;
+    loop {
+        let hash = match (a.first(), b.first()) {
+            (None, None) => break,
+            (Some(x), Some(y)) => x.hash.min(y.hash),
+            (Some(x), None) => x.hash,
+            (None, Some(y)) => y.hash,
+        };
+        let (run_a, rest_a) = a.split_at(run_len(a, hash));
+        let (run_b, rest_b) = b.split_at(run_len(b, hash));
+        (a, b) = (rest_a, rest_b);
+        // Most runs are one name: nothing to compare.
+        let found = match (run_a.len(), run_b.len()) {
+            (0 | 1, 0) | (0, 1) => continue,
+            (_, 0) => run_repeat(input, run_a),
+            (0, _) => run_repeat(input, run_b),
+            _ => {
+                both.clear();
+                both.extend_from_slice(run_a);
+                both.extend_from_slice(run_b);
+                run_repeat(input, &both)
+            }
+        };
+        first = first.into_iter().chain(found).min();
+    }
+    first.map(|start| wide(start).saturating_sub(1))
+}
+
+/// How many names at the head of `slots` have the hash `hash`.
+fn run_len(slots: &[Slot], hash: u32) -> usize {
+    slots.iter().take_while(|s| s.hash == hash).count()
 }
 
 /// The start of the first name of `run` (sorted by start) equal to an earlier one.
@@ -451,19 +600,10 @@ fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
 }
 
 /// The value of the name whose text starts at `start` in the input: its text up to the
-/// first quote that no backslash escapes (the input up to there has passed the string
-/// rules, so that quote is there), unescaped if it has escapes.
-fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
+/// closing quote ([`name_end`]), unescaped if it has escapes.
+pub fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
     let start = wide(start);
-    let mut end = start;
-    while let Some(&b) = input.get(end) {
-        match b {
-            b'"' => break,
-            b'\\' => end = end.saturating_add(2),
-            _ => end += 1,
-        }
-    }
-    let raw = input.get(start..end).unwrap_or_default();
+    let raw = input.get(start..name_end(input, start)).unwrap_or_default();
     if !raw.contains(&b'\\') {
         return Cow::Borrowed(raw);
     }
@@ -472,6 +612,21 @@ fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
         Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
         Cow::Owned(s) => Cow::Owned(s.into_bytes()),
     }
+}
+
+/// The offset of the closing quote of the name whose text starts at `start` in the input:
+/// the first quote that no backslash escapes (the input up to there has passed the string
+/// rules, so that quote is there).
+pub fn name_end(input: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while let Some(&b) = input.get(end) {
+        match b {
+            b'"' => break,
+            b'\\' => end = end.saturating_add(2),
+            _ => end += 1,
+        }
+    }
+    end
 }
 
 /// A name's start as a slot holds it. Inputs are at most `MAX_INPUT` (u32::MAX) bytes.
@@ -747,6 +902,75 @@ mod tests {
             later.push(n);
         }
         Ok(later)
+    }
+
+    /// `spec/json.md` §10.4: the second worker's names of an object, hashed and sorted,
+    /// added at once to a first worker's object whose table has stopped growing, give the
+    /// first repeat that adding them one by one would: a repeat of a table name, of the
+    /// first worker's later names (sorted for the join or not) or among the added ones. An
+    /// object whose table still grows takes none of them.
+    #[test]
+    fn sorted_names_replayed_at_once_give_the_first_repeat_of_one_by_one() {
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let (mut taken, mut declined, mut repeats) = (0, 0, 0);
+        for round in 0..400u64 {
+            let mut input = Vec::new();
+            let count = LARGE + usize::try_from(next(&mut rng) % 60).unwrap_or(0);
+            let names: Vec<Named> = (0..count)
+                .map(|i| {
+                    let n = if i < LARGE / 2 || !next(&mut rng).is_multiple_of(8) {
+                        i
+                    } else {
+                        usize::try_from(next(&mut rng) % 90).unwrap_or(0)
+                    };
+                    write_name(&mut rng, &mut input, format!("r{n}").into_bytes())
+                })
+                .collect();
+            let split = usize::try_from(next(&mut rng) % 70).unwrap_or(0).min(count);
+            let (first, second) = names.split_at(split);
+            let key = [round, 3];
+            let mut sets = NameSets::new(key);
+            sets.defer();
+            sets.open();
+            if !first.iter().all(|n| insert(&mut sets, &input, n)) {
+                continue;
+            }
+            if round % 2 == 0 {
+                sets.sort_later();
+            }
+            let mut sorted: Vec<Slot> = second
+                .iter()
+                .map(|n| Slot {
+                    hash: name_hash(key, &n.value),
+                    start: small(n.raw.0),
+                })
+                .collect();
+            sort_slots(&mut sorted);
+            // Asked only where the replay is declined: asking sorts the later names.
+            let before = (split < LARGE).then(|| sets.pending_repeat(&input));
+            if !sets.replay_sorted(&input, &sorted) {
+                // Still growing: the first worker's part had fewer than `LARGE` names.
+                assert!(split < LARGE, "round {round}: declined after {split} names");
+                assert_eq!(Some(sets.pending_repeat(&input)), before, "round {round}");
+                declined += 1;
+                continue;
+            }
+            assert!(split >= LARGE, "round {round}: taken after {split} names");
+            taken += 1;
+            let mut seen = BTreeSet::new();
+            let want = names
+                .iter()
+                .find(|n| !seen.insert(n.value.clone()))
+                .map(|n| n.raw.0 - 1);
+            repeats += usize::from(want.is_some());
+            assert_eq!(sets.pending_repeat(&input), want, "round {round}, open");
+            sets.close(&input);
+            assert_eq!(sets.pending_repeat(&input), want, "round {round}, closed");
+        }
+        assert!(
+            taken > 60 && declined > 60 && repeats > 30 && repeats < taken,
+            "{taken} taken, {declined} declined, {repeats} with a repeat"
+        );
     }
 
     /// §5.1: an object of a deferring set stops growing its table at [`LARGE`] names; a

@@ -12,20 +12,14 @@
 
 use super::Limits;
 use super::error::{Error, Reason};
-use super::tokenizer::{Parser, Sink, Str, Token, no_byte_order_mark, skip_space};
+use super::keys::{LARGE, Slot, name_hash, sort_slots, stored_value};
+use super::tokenizer::{DEFAULT_HASH_KEY, Parser, Sink, Str, Token, no_byte_order_mark, skip_space};
 use super::utf8;
 use crate::join::Join;
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
-
-/// A member name the second worker read in a floor object (§10.3): its quotes' offsets,
-/// 32 bits each (inputs are shorter than 4 GiB, §6), so that the record costs 8 bytes a name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FloorName {
-    at: u32,
-    end: u32,
-}
 
 /// A floor container (§10.3): one the second worker closed without having opened it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +30,9 @@ struct Level {
     names_end: usize,
     /// The most containers open inside it at once.
     deepest: usize,
+    /// True when its names are sorted by hash ([`sort_slots`]) rather than in document
+    /// order: an object of at least [`LARGE`] names, when there is a key.
+    sorted: bool,
 }
 
 /// What the second worker read from its start to the end of the input (§10.3), accepted
@@ -47,14 +44,23 @@ pub struct Suffix {
     input: (usize, usize),
     start: usize,
     levels: Vec<Level>,
-    names: Vec<FloorName>,
+    /// The names of the floor objects, each a [`Slot`] (8 bytes): where its text starts
+    /// (32 bits: inputs are shorter than 4 GiB, §6) and its [`name_hash`] under `key`.
+    names: Vec<Slot>,
+    /// The key the names' hashes were taken under; `None` for [`DEFAULT_HASH_KEY`], which
+    /// the first worker replaces with a key derived from the input (§5), and then the
+    /// hashes are 0 and the join takes them itself.
+    key: Option<[u64; 2]>,
 }
 
-/// Counts the containers opened inside a floor container and keeps the names read in it.
+/// Counts the containers opened inside a floor container and keeps the names read in it,
+/// with their hashes under `key` when there is one.
 struct FloorSink<'n> {
+    input: &'n [u8],
+    key: Option<[u64; 2]>,
     depth: usize,
     deepest: usize,
-    names: &'n mut Vec<FloorName>,
+    names: &'n mut Vec<Slot>,
     /// Set if an offset did not fit 32 bits (it cannot, §6): the record is then given up.
     overflow: bool,
 }
@@ -75,10 +81,19 @@ impl<'a> Sink<'a> for FloorSink<'_> {
     #[inline(always)]
     fn name(&mut self, at: usize, name: Str<'a>) {
         if self.depth == 0 {
-            match (u32::try_from(at), u32::try_from(name.end())) {
-                (Ok(at), Ok(end)) => self.names.push(FloorName { at, end }),
-                _ => self.overflow = true,
-            }
+            // The text starts after the opening quote at `at`.
+            let Ok(start) = u32::try_from(at.saturating_add(1)) else {
+                self.overflow = true;
+                return;
+            };
+            let hash = self.key.map_or(0, |key| {
+                if name.has_escapes() {
+                    name_hash(key, &stored_value(self.input, start))
+                } else {
+                    name_hash(key, self.input.get(at + 1..name.end()).unwrap_or_default())
+                }
+            });
+            self.names.push(Slot { hash, start });
         }
     }
 
@@ -88,11 +103,13 @@ impl<'a> Sink<'a> for FloorSink<'_> {
 
 impl Suffix {
     /// Reads `input` from the comma at `start` to its end as the second worker (§10.3):
-    /// every rule of `spec/json.md` but those that depend on what came before `start`.
-    /// `None` when it finds any problem, or when `start` is not a comma: the first worker
-    /// then reads on by itself and finds it.
+    /// every rule of `spec/json.md` but those that depend on what came before `start`, and
+    /// the names of the floor objects, which it records, hashed under `key` unless that is
+    /// [`DEFAULT_HASH_KEY`], for the join to check. `None` when it finds any problem, or
+    /// when `start` is not a comma: the first worker then reads on by itself and finds it.
     pub fn read(input: &[u8], start: usize, limits: Limits, key: [u64; 2]) -> Option<Suffix> {
         let mut parser = Parser::floor_reader(input, limits, key).ok()?;
+        let key = (key != DEFAULT_HASH_KEY).then_some(key);
         let mut levels = Vec::new();
         let mut names = Vec::new();
         let mut pos = start;
@@ -113,6 +130,7 @@ impl Suffix {
                         object: next == b'}',
                         names_end: names.len(),
                         deepest: 0,
+                        sorted: false,
                     });
                     pos = at.saturating_add(1);
                     continue;
@@ -122,6 +140,8 @@ impl Suffix {
             };
             parser.enter_floor(at, object).ok()?;
             let mut sink = FloorSink {
+                input,
+                key,
                 depth: 0,
                 deepest: 0,
                 names: &mut names,
@@ -132,10 +152,19 @@ impl Suffix {
                 return None;
             }
             let deepest = sink.deepest;
+            let from = levels.last().map_or(0, |l| l.names_end);
+            // §10.4: the join walks a large object's names in hash order with the first
+            // worker's later names (§5.1); sorting them is this worker's share of the work.
+            let own = names.get_mut(from..).unwrap_or_default();
+            let sorted = key.is_some() && own.len() >= LARGE;
+            if sorted {
+                sort_slots(own);
+            }
             levels.push(Level {
                 object,
                 names_end: names.len(),
                 deepest,
+                sorted,
             });
             pos = parser.position();
         }
@@ -144,13 +173,14 @@ impl Suffix {
             start,
             levels,
             names,
+            key,
         })
     }
 
     /// The join (§10.4): `None` unless `parser` is paused at this suffix's comma with
     /// exactly the containers it closes, of the kinds it read, and room for its depth; then
-    /// the names it read are added to those objects in document order, and the result is
-    /// the document's: `Ok`, or the first name that repeats one the first worker read.
+    /// the names it read are added to those objects, at once or in document order, and the
+    /// result is the document's: `Ok`, or the first name that repeats an earlier one.
     fn join(&self, parser: &mut Parser<'_>) -> Option<Result<(), Error>> {
         let bytes = parser.input();
         let same_input = self.input == (bytes.as_ptr().addr(), bytes.len());
@@ -169,13 +199,14 @@ impl Suffix {
             }
         }
         // Every check but the names' passed: the rest is the sequential read's, in order.
+        // The recorded hashes serve when the first worker hashes under the same key.
+        let hashed = self.key.is_some_and(|key| parser.hashes_under(key));
         let mut from = 0;
         for level in &self.levels {
-            for n in self.names.get(from..level.names_end).unwrap_or_default() {
-                let (at, end) = (widen(n.at), widen(n.end));
-                if !parser.replay_name(at, end) {
-                    return Some(Err(parser.first_failure(Error::new(Reason::DuplicateName, at))));
-                }
+            let names = self.names.get(from..level.names_end).unwrap_or_default();
+            let at_once = hashed && level.sorted && parser.replay_sorted(names);
+            if !at_once && let Err(e) = replay_in_order(parser, names, level.sorted, hashed) {
+                return Some(Err(e));
             }
             from = level.names_end;
             parser.replay_close();
@@ -183,6 +214,24 @@ impl Suffix {
         // §5.1: a repeat whose check was deferred to a close.
         Some(parser.deferred_repeat())
     }
+}
+
+/// Adds the recorded names of a floor object to the innermost object of `parser` one by
+/// one, in document order (§10.4): sorted by hash, they are put back in that order first.
+/// The first that the object already has is the failure.
+fn replay_in_order(parser: &mut Parser<'_>, names: &[Slot], sorted: bool, hashed: bool) -> Result<(), Error> {
+    let mut in_order = Cow::Borrowed(names);
+    if sorted {
+        in_order.to_mut().sort_unstable_by_key(|n| n.start);
+    }
+    for n in in_order.iter() {
+        let start = widen(n.start);
+        if !parser.replay_name(start, hashed.then_some(n.hash)) {
+            let at = start.saturating_sub(1);
+            return Err(parser.first_failure(Error::new(Reason::DuplicateName, at)));
+        }
+    }
+    Ok(())
 }
 
 /// A recorded offset as a `usize`, which [`Suffix::join`] has checked holds 32 bits.
@@ -256,6 +305,15 @@ impl<'a> Prefix<'a> {
         }
         self.read = Read::Done(settle(self.input, read));
         Progress::Done
+    }
+
+    /// Sorts the later names (`spec/json.md` §5.1) of the objects open where this read is
+    /// paused, as the join will ([`Suffix::join`]): the first worker's share of the work
+    /// while the second sorts its own. Only worth it when a join follows.
+    fn sort_for_join(&mut self) {
+        if let Read::Reading(parser) = &mut self.read {
+            parser.sort_later();
+        }
     }
 
     /// The comma this read is paused at, if it is (§10.2).
@@ -335,6 +393,7 @@ pub fn validate_split(input: &[u8], limits: Limits, key: [u64; 2], start: usize)
     let suffix = Suffix::read(input, start, limits, key);
     let mut prefix = Prefix::new(input, limits, key);
     prefix.read_until(start);
+    prefix.sort_for_join();
     prefix.finish(suffix.as_ref())
 }
 
@@ -420,7 +479,10 @@ impl Meeting {
                     return prefix;
                 }
                 (Progress::Done, _) => return prefix,
-                (Progress::Paused(at), Side::Claimed(start)) if at == start => return prefix,
+                (Progress::Paused(at), Side::Claimed(start)) if at == start => {
+                    prefix.sort_for_join();
+                    return prefix;
+                }
                 // Past the claimed comma without pausing there: not a comma after a value.
                 (Progress::Paused(_), Side::Claimed(_) | Side::Alone) => side = Side::Alone,
                 (Progress::Paused(at), Side::Offered(now)) => {
@@ -429,6 +491,7 @@ impl Meeting {
                     if let Side::Claimed(start) = side
                         && start == at
                     {
+                        prefix.sort_for_join();
                         return prefix;
                     }
                 }
@@ -503,10 +566,11 @@ mod tests {
     }
 
     /// Whether the second worker's read from `start` is joined (`Some`) rather than left
-    /// for the first worker to redo, and what the join gives.
-    fn joined(input: &[u8], limits: Limits, start: usize) -> Option<Result<(), Error>> {
-        let suffix = Suffix::read(input, start, limits, KEY)?;
-        let Read::Reading(mut parser) = Prefix::new(input, limits, KEY).read else {
+    /// for the first worker to redo, and what the join gives. The first worker's later
+    /// names (§5.1) are not sorted for the join here: the join sorts them itself.
+    fn joined(input: &[u8], limits: Limits, key: [u64; 2], start: usize) -> Option<Result<(), Error>> {
+        let suffix = Suffix::read(input, start, limits, key)?;
+        let Read::Reading(mut parser) = Prefix::new(input, limits, key).read else {
             return None;
         };
         parser.pause_at(start);
@@ -522,17 +586,21 @@ mod tests {
 
     /// §10.1 at every offset: the verdict of the split read is the sequential one, error
     /// and offset included, wherever the second worker starts; and that is the verdict of
-    /// a read that defers no check (§5.1).
+    /// a read that defers no check (§5.1). Under a caller's key the second worker hashes
+    /// the names it records; under [`DEFAULT_HASH_KEY`] the join does.
     fn same_at_every_offset(doc: &[u8], limits: Limits) -> usize {
         let whole = validate_keyed(doc, limits, KEY);
         assert_eq!(whole, immediate(doc, limits), "{:?}", String::from_utf8_lossy(doc));
         let mut joins = 0;
         for start in 0..=doc.len() {
-            let split = validate_split(doc, limits, KEY, start);
-            assert_eq!(split, whole, "{:?} split at {start}", String::from_utf8_lossy(doc));
-            if let Some(j) = joined(doc, limits, start) {
-                assert_eq!(j, whole, "join of {:?} at {start}", String::from_utf8_lossy(doc));
-                joins += 1;
+            for key in [KEY, DEFAULT_HASH_KEY] {
+                let split = validate_split(doc, limits, key, start);
+                let text = || String::from_utf8_lossy(doc);
+                assert_eq!(split, whole, "{:?} split at {start}, key {key:x?}", text());
+                if let Some(j) = joined(doc, limits, key, start) {
+                    assert_eq!(j, whole, "join of {:?} at {start}, key {key:x?}", text());
+                    joins += usize::from(key == KEY);
+                }
             }
         }
         joins
@@ -602,17 +670,19 @@ mod tests {
             let doc = format!("{{{body}{tail}}}");
             joins += same_at_every_offset(doc.as_bytes(), limits(4));
         }
-        // Joined at every comma but those before both of two equal names, which the second
-        // worker finds itself (and gives up).
-        assert_eq!(joins, 23 + 21 + 21 + 1 + 17);
+        // Joined at every comma, those before both of two equal names too: the second worker
+        // does not check a floor object's names, the join does (§10.3, §10.4).
+        assert_eq!(joins, 23 + 4 * 24);
     }
 
     /// §5.1 across the split: objects past [`LARGE`] names (24 in test builds) check their
     /// later names by one sort, in the first worker, the second, or both, nested in each
     /// other; a name repeated from the table or from the later names, in plain or escaped
     /// form, in the outer object before or after the inner one's, in two objects one after
-    /// the other, and failures of other kinds after a repeat or before it. Every split gives
-    /// the verdict of the read that defers nothing.
+    /// the other, and failures of other kinds after a repeat or before it. Objects of 60
+    /// members pass the limit on both sides of the middle commas, where the second worker's
+    /// names are sorted and walked with the first's (§10.4). Every split gives the verdict
+    /// of the read that defers nothing.
     #[test]
     fn large_objects_defer_their_check_on_either_side_of_the_split() {
         let object = |prefix: &str, n: usize, extra: &str| {
@@ -621,20 +691,20 @@ mod tests {
         };
         let inner = |extra: &str| object("i", 30, extra);
         let docs = [
-            object("m", 40, ""),
-            object("m", 40, r#","m3":1"#),
-            object("m", 40, r#","m\u0033":1"#),
-            object("m", 40, r#","m35":1,"m2":2"#),
-            object("m", 40, r#","m35":1,"x":tru"#),
-            object("m", 40, r#","m35":1,"x""#),
-            object("m", 40, r#","x":tru,"m35":1"#),
-            object("m", 40, r#","m35":[[[[1]]]]"#),
-            object("m", 40, &format!(r#","in":{}"#, inner(""))),
-            object("m", 40, &format!(r#","in":{},"m1":1"#, inner(r#","i29":0"#))),
-            object("m", 40, &format!(r#","m1":1,"in":{}"#, inner(r#","i29":0"#))),
-            object("m", 40, &format!(r#","in":{},"m1":1"#, inner(r#","i\u0032":0"#))),
-            object("m", 40, &format!(r#","m1":1,"in":{}"#, inner(r#","x":01"#))),
-            format!("[1,{},2]", object("m", 40, r#","m39":1"#)),
+            object("m", 60, ""),
+            object("m", 60, r#","m3":1"#),
+            object("m", 60, r#","m\u0033":1"#),
+            object("m", 60, r#","m35":1,"m2":2"#),
+            object("m", 60, r#","m35":1,"x":tru"#),
+            object("m", 60, r#","m35":1,"x""#),
+            object("m", 60, r#","x":tru,"m35":1"#),
+            object("m", 60, r#","m35":[[[[1]]]]"#),
+            object("m", 60, &format!(r#","in":{}"#, inner(""))),
+            object("m", 60, &format!(r#","in":{},"m1":1"#, inner(r#","i29":0"#))),
+            object("m", 60, &format!(r#","m1":1,"in":{}"#, inner(r#","i29":0"#))),
+            object("m", 60, &format!(r#","in":{},"m1":1"#, inner(r#","i\u0032":0"#))),
+            object("m", 60, &format!(r#","m1":1,"in":{}"#, inner(r#","x":01"#))),
+            format!("[1,{},2]", object("m", 60, r#","m39":1"#)),
             format!("[{},{}]", object("a", 30, ""), object("a", 30, r#","a0":0"#)),
             format!(
                 "[{},{}]",
@@ -646,11 +716,11 @@ mod tests {
                 object("a", 30, r#","a27":0"#),
                 object("b", 30, r#","b24":0"#)
             ),
-            format!("{} x", object("m", 40, r#","m0":0"#)),
+            format!("{} x", object("m", 60, r#","m0":0"#)),
         ];
         let mut bytes: Vec<Vec<u8>> = docs.iter().map(|d| d.clone().into_bytes()).collect();
         // An ill-formed UTF-8 sequence after a repeat still wins (§1.1).
-        let mut bad = object("m", 40, r#","m0":0,"x":""#).into_bytes();
+        let mut bad = object("m", 60, r#","m0":0,"x":""#).into_bytes();
         bad.extend_from_slice(b"\xff\"}");
         bytes.push(bad);
         let mut joins = 0;
@@ -689,7 +759,7 @@ mod tests {
     fn a_valid_document_is_joined_exactly_at_its_commas_after_values() {
         let doc = br#"{"a":[1,"x,y",{"b":2}],"c":{"d":[3,4]},"e":5}"#;
         let commas: Vec<usize> = (0..doc.len())
-            .filter(|&i| joined(doc, limits(16), i).is_some())
+            .filter(|&i| joined(doc, limits(16), KEY, i).is_some())
             .collect();
         // Not the comma inside "x,y".
         assert_eq!(commas, [7, 13, 22, 34, 38]);
@@ -742,9 +812,9 @@ mod tests {
     /// [`random_doc`] and now and then another such object.
     fn random_large_object(rng: &mut Rng, depth: usize) -> String {
         let distinct = LARGE - 4 + rng.below(8);
-        let members: Vec<String> = (0..16 + rng.below(33))
+        let members: Vec<String> = (0..16 + rng.below(49))
             .map(|i| {
-                let n = if i < distinct { i } else { rng.below(40) };
+                let n = if i < distinct { i } else { rng.below(60) };
                 let name = if rng.one_in(8) {
                     format!("\\u0075{n}")
                 } else {
@@ -767,7 +837,7 @@ mod tests {
     #[test]
     fn random_large_objects_give_the_immediate_verdict() {
         let mut rng = Rng(0x1a7e_0b1e);
-        let mut repeats = 0;
+        let (mut repeats, mut joins) = (0, 0);
         for round in 0..300 {
             let doc = random_large_object(&mut rng, 2);
             let depth = if rng.one_in(2) { 1024 } else { 3 + rng.below(4) };
@@ -784,8 +854,18 @@ mod tests {
                 let prefix = meeting.read_prefix(doc.as_bytes(), limits(depth), KEY);
                 assert_eq!(prefix.finish(None), whole, "{doc} chunk {chunk}");
             }
+            // §10.4: the second worker first, from the middle: both halves of a large object
+            // sorted and walked together.
+            let meeting = Meeting::new(1);
+            let suffix = meeting.read_suffix(doc.as_bytes(), limits(depth), KEY);
+            let prefix = meeting.read_prefix(doc.as_bytes(), limits(depth), KEY);
+            joins += usize::from(suffix.is_some());
+            assert_eq!(prefix.finish(suffix.as_ref()), whole, "{doc} from the middle");
         }
-        assert!(repeats > 100, "{repeats} documents with a repeated name");
+        assert!(
+            repeats > 100 && joins > 5,
+            "{repeats} documents with a repeated name, {joins} records"
+        );
     }
 
     /// §10.5 with the workers in either order: the second claiming first (so the first

@@ -7,7 +7,7 @@
 
 use super::Limits;
 use super::error::{Error, Expected, Reason};
-use super::keys::NameSets;
+use super::keys::{NameSets, Slot, name_end};
 use super::number;
 use super::utf8::{self, is_noncharacter, seq_is_noncharacter};
 use alloc::borrow::Cow;
@@ -529,9 +529,14 @@ impl<'a> Parser<'a> {
     }
 
     /// Opens, as the only container, a floor container (§10.3) of the given kind, as if a
-    /// value had just been read in it and the comma or bracket at `at` came next.
+    /// value had just been read in it and the comma or bracket at `at` came next. A floor
+    /// object's names are not checked here: the join checks them among the first worker's
+    /// (§10.4), so this read would only do that work twice.
     pub(super) fn enter_floor(&mut self, at: usize, object: bool) -> Result<(), Error> {
         self.open(at, object)?;
+        if object {
+            self.names.leave_unchecked();
+        }
         self.state = self.after;
         self.pos = at;
         Ok(())
@@ -568,11 +573,34 @@ impl<'a> Parser<'a> {
         self.max_depth
     }
 
-    /// Adds a name the second worker read in the innermost object, its quotes at `at` and
-    /// `end` (§10.4); false when the object already has it.
-    pub(super) fn replay_name(&mut self, at: usize, end: usize) -> bool {
-        let escaped = self.bytes.get(at..end).is_some_and(|raw| raw.contains(&b'\\'));
-        self.insert_name(at, end, escaped)
+    /// True when this parser's name tables hash under `key`: the second worker's hashes,
+    /// taken under it, can then be replayed (§10.4).
+    pub(super) fn hashes_under(&self, key: [u64; 2]) -> bool {
+        self.names.hashes_under(key)
+    }
+
+    /// Adds the names the second worker read in the innermost object, hashed under this
+    /// parser's key and sorted ([`NameSets::replay_sorted`], §10.4); false when they must be
+    /// added one by one instead.
+    pub(super) fn replay_sorted(&mut self, sorted: &[Slot]) -> bool {
+        self.names.replay_sorted(self.bytes, sorted)
+    }
+
+    /// Sorts the later names of the open objects for a join (§5.1, §10.4).
+    pub(super) fn sort_later(&mut self) {
+        self.names.sort_later();
+    }
+
+    /// Adds a name the second worker read in the innermost object, its text starting at
+    /// `start` (§10.4), with its hash under this parser's key when the second worker took
+    /// it; false when the object already has it.
+    pub(super) fn replay_name(&mut self, start: usize, hash: Option<u32>) -> bool {
+        if let Some(fresh) = hash.and_then(|h| self.names.insert_known(self.bytes, start, h)) {
+            return fresh;
+        }
+        let end = name_end(self.bytes, start);
+        let escaped = self.bytes.get(start..end).is_some_and(|raw| raw.contains(&b'\\'));
+        self.insert_name(start.saturating_sub(1), end, escaped)
     }
 
     /// Closes the innermost container for the second worker (§10.4); after the last, the
