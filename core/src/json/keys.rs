@@ -14,9 +14,9 @@
 //! plus the smaller table while it doubles.
 //!
 //! A set made for validation ([`NameSets::defer`]) stops growing an object's table at
-//! [`LARGE`] names: each later name is still looked up in that table, which stays small
-//! enough to be cached, and is then appended to a list (8 bytes, no random access), which
-//! is sorted and checked once, when the object closes or when the read fails first
+//! [`LARGE`] names, small enough to stay cached: each later name is appended to a list
+//! (8 bytes, no random access), which is sorted and checked once, among itself and against
+//! the table, when the object closes or when the read fails first
 //! ([`NameSets::pending_repeat`]; `spec/json.md` §5.1). A second worker's names of such an
 //! object, hashed and sorted, are walked together with them, not appended to them
 //! ([`NameSets::replay_sorted`]; §10.4).
@@ -232,7 +232,7 @@ impl NameSets {
             return;
         };
         if let Some(mut later) = t.later {
-            let at = first_repeat(input, &mut later);
+            let at = object_repeat(input, &t.slots, &mut later, &[]);
             self.repeat = self.repeat.into_iter().chain(at).min();
             later.clear();
             self.spare.push(later);
@@ -242,16 +242,16 @@ impl NameSets {
     }
 
     /// The earliest later name (§5.1), in an object closed so far or one still open, that
-    /// repeats an earlier later name of its object: the offset of its opening quote. A read
-    /// that ends reports it; one that fails reports it instead when it comes first (§7.1).
+    /// repeats an earlier name of its object: the offset of its opening quote. A read that
+    /// ends reports it; one that fails reports it instead when it comes first (§7.1).
     pub fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
         if self.repeat.is_none() && self.tables.iter().all(|t| t.later.is_none()) {
             return None;
         }
-        let open = self
-            .tables
-            .iter_mut()
-            .filter_map(|t| first_repeat(input, t.later.as_mut()?));
+        let open = self.tables.iter_mut().filter_map(|t| {
+            let later = t.later.as_mut()?;
+            object_repeat(input, &t.slots, later, &[])
+        });
         open.chain(self.repeat).min()
     }
 
@@ -406,8 +406,8 @@ impl NameSets {
     /// [`sort_slots`], all after every name the object holds (`spec/json.md` §10.4; the
     /// caller has checked [`NameSets::hashes_under`], and closes the object next). Only
     /// when the object's table has stopped growing (§5.1); false otherwise, and nothing is
-    /// added, so that the caller adds them one by one in document order. Each is looked up
-    /// in the table, and the object's later names, sorted too, are walked with them: the
+    /// added, so that the caller adds them one by one in document order. They are checked
+    /// with the object's later names, which are not appended to ([`object_repeat`]): the
     /// earliest repeat is kept as a closed object's is, and reported the same way.
     pub fn replay_sorted(&mut self, input: &[u8], sorted: &[Slot]) -> bool {
         let Some(table) = self.tables.last_mut().filter(|_| self.top.hashed) else {
@@ -416,23 +416,15 @@ impl NameSets {
         let Some(later) = &mut table.later else {
             return false;
         };
-        let slots = &table.slots;
-        let in_table = sorted.iter().filter(|new| {
-            holds(slots, new.hash, |earlier| {
-                stored_value(input, earlier) == stored_value(input, new.start)
-            })
-        });
-        let in_table = in_table.map(|new| wide(new.start).saturating_sub(1)).min();
-        sort_slots(later);
-        let among_later = first_repeat_sorted(input, later, sorted);
+        let at = object_repeat(input, &table.slots, later, sorted);
         // Checked: what is left of the object to close is its table.
         later.clear();
         table.len = table.len.saturating_add(sorted.len());
-        self.repeat = self.repeat.into_iter().chain(in_table).chain(among_later).min();
+        self.repeat = self.repeat.into_iter().chain(at).min();
         true
     }
 
-    /// Sorts the later names of every open object (§5.1) as [`first_repeat`] will: done by
+    /// Sorts the later names of every open object (§5.1) as [`object_repeat`] will: done by
     /// a first worker paused for a join while the second sorts its own, so that the join
     /// ([`NameSets::replay_sorted`]) finds them in order (sorting them again is then a
     /// single pass).
@@ -468,16 +460,17 @@ impl NameSets {
         let Some(table) = self.tables.last_mut() else {
             return true;
         };
+        if let Some(later) = &mut table.later {
+            // §5.1: checked against the table's names and the other later ones when the
+            // object closes.
+            later.push(new);
+            table.len = table.len.saturating_add(1);
+            return true;
+        }
         if holds(&table.slots, new.hash, equal) {
             return false;
         }
         table.len = table.len.saturating_add(1);
-        if let Some(later) = &mut table.later {
-            // §5.1: not equal to a name in the table; among the later ones, checked by one
-            // sort when the object closes.
-            later.push(new);
-            return true;
-        }
         grow_if_needed(table);
         place_slot(&mut table.slots, new);
         if self.defer && table.len >= LARGE {
@@ -511,27 +504,71 @@ pub fn name_hash(key: [u64; 2], value: &[u8]) -> u32 {
     low32(siphash13(key, value))
 }
 
-/// The first name of `slots` (the later names of an object, §5.1) that repeats an earlier
-/// one of them: the offset of its opening quote. `slots` is sorted by hash, then by where
-/// the names start, so equal names are in the same run of equal hashes, earliest first; in
-/// each run the first name equal to one before it is that run's first repeat, and the
-/// earliest of those is the first. The hashes are keyed (§5), so runs stay short.
-fn first_repeat(input: &[u8], slots: &mut [Slot]) -> Option<usize> {
-    sort_slots(slots);
-    first_repeat_sorted(input, slots, &[])
+/// The first later name of an object (§5.1) that repeats an earlier name of the object:
+/// the offset of its opening quote. Its names are those of `table`, then its later names
+/// `a`, then `b` (the names a second worker read of it, sorted by [`sort_slots`],
+/// `spec/json.md` §10.4), in document order; `a` is sorted here. A repeat is either a later
+/// name equal to a table name ([`table_repeat`]) or one equal to an earlier later name
+/// ([`first_repeat_sorted`]): the table's names never repeat each other.
+fn object_repeat(input: &[u8], table: &[Slot], a: &mut [Slot], b: &[Slot]) -> Option<usize> {
+    sort_slots(a);
+    let among_later = first_repeat_sorted(input, a, b);
+    let of_table = table_repeat(input, table, a, b);
+    let first = among_later.into_iter().chain(of_table).min();
+    first.map(|start| wide(start).saturating_sub(1))
 }
 
-/// Sorts names by hash, then by where they start: the order [`first_repeat`] checks them
+/// Later names an object may have for [`table_repeat`] to look each up in the table;
+/// with more, each table name is looked for among them instead (a binary search of
+/// about 10 steps or more for each of [`LARGE`] names against a probe for each later name).
+const LOOKUPS: usize = LARGE;
+
+/// The start of the first name of `a` and `b` (each sorted by [`sort_slots`], every name
+/// of `a` before every name of `b` in the input) equal to a name of `table`. Few names are
+/// each looked up in the table; among many, each of the table's [`LARGE`] names is looked
+/// for by its hash, so that a large object costs no look-up for each name (§5.1).
+fn table_repeat(input: &[u8], table: &[Slot], a: &[Slot], b: &[Slot]) -> Option<u32> {
+    if a.len().saturating_add(b.len()) <= LOOKUPS {
+        let in_table = |new: &&Slot| {
+            holds(table, new.hash, |earlier| {
+                stored_value(input, earlier) == stored_value(input, new.start)
+            })
+        };
+        return a.iter().chain(b).filter(in_table).map(|new| new.start).min();
+    }
+    table
+        .iter()
+        .filter(|t| t.start != 0)
+        .filter_map(|t| first_equal(input, a, *t).or_else(|| first_equal(input, b, *t)))
+        .min()
+}
+
+/// The start of the first name of `sorted` (by [`sort_slots`]) equal to `name`.
+fn first_equal(input: &[u8], sorted: &[Slot], name: Slot) -> Option<u32> {
+    let from = sorted.partition_point(|s| s.hash < name.hash);
+    let run = sorted.get(from..)?;
+    if run.first()?.hash != name.hash {
+        return None;
+    }
+    let value = stored_value(input, name.start);
+    let mut run = run.iter().take_while(|s| s.hash == name.hash);
+    run.find(|s| stored_value(input, s.start) == value).map(|s| s.start)
+}
+
+/// Sorts names by hash, then by where they start: the order [`object_repeat`] checks them
 /// in (§5.1).
 pub fn sort_slots(slots: &mut [Slot]) {
     slots.sort_unstable_by_key(|s| (u64::from(s.hash) << 32) | u64::from(s.start));
 }
 
-/// [`first_repeat`] of the names of `a` and `b`, each sorted by [`sort_slots`], every
-/// name of `a` before every name of `b` in the input: the two are walked together, a run
-/// of equal hashes of `a` followed by `b`'s run of the same hash, so that `b` need not be
-/// appended to `a` (`spec/json.md` §10.4).
-fn first_repeat_sorted(input: &[u8], mut a: &[Slot], mut b: &[Slot]) -> Option<usize> {
+/// The start of the first name of `a` and `b`, each sorted by [`sort_slots`], every name
+/// of `a` before every name of `b` in the input, that repeats an earlier one of them.
+/// Equal names are in the same run of equal hashes, earliest first; in each run the first
+/// name equal to one before it is that run's first repeat, and the earliest of those is
+/// the first. The hashes are keyed (§5), so runs stay short. The two are walked together,
+/// a run of equal hashes of `a` followed by `b`'s run of the same hash, so that `b` need
+/// not be appended to `a` (`spec/json.md` §10.4).
+fn first_repeat_sorted(input: &[u8], mut a: &[Slot], mut b: &[Slot]) -> Option<u32> {
     let mut both = Vec::new();
     let mut first = None;
     loop {
@@ -558,7 +595,7 @@ fn first_repeat_sorted(input: &[u8], mut a: &[Slot], mut b: &[Slot]) -> Option<u
         };
         first = first.into_iter().chain(found).min();
     }
-    first.map(|start| wide(start).saturating_sub(1))
+    first
 }
 
 /// How many names at the head of `slots` have the hash `hash`.
@@ -881,27 +918,46 @@ mod tests {
         }
     }
 
-    /// Adds an object's names as a parser would: gives its later names (those after its
-    /// table stopped growing, §5.1), or, as an error, those before the first later name
-    /// found in the table.
-    fn feed<'n>(sets: &mut NameSets, input: &[u8], object: &'n [Named]) -> Result<Vec<&'n Named>, Vec<&'n Named>> {
-        let table: BTreeSet<&[u8]> = object.iter().take(LARGE).map(|n| n.value.as_slice()).collect();
-        let mut later = Vec::new();
-        for (i, n) in object.iter().enumerate() {
-            let fresh = insert(sets, input, n);
-            if i < LARGE {
-                assert!(fresh);
-                continue;
-            }
-            // A later name equal to one in the table is found at once; one equal to an
-            // earlier later name only by the sort.
-            assert_eq!(fresh, !table.contains(n.value.as_slice()));
-            if !fresh {
-                return Err(later);
-            }
-            later.push(n);
+    /// Adds an object's names as a parser would: each is accepted, since its first
+    /// [`LARGE`] are distinct and the later ones are checked only when it closes (§5.1).
+    fn feed(sets: &mut NameSets, input: &[u8], object: &[Named]) {
+        for n in object {
+            assert!(insert(sets, input, n));
         }
-        Ok(later)
+    }
+
+    /// Names of equal hashes are told apart by their values (§5), whichever way the check
+    /// of later names goes (§5.1): among themselves, and against the table's names looked
+    /// up one by one or looked for among many.
+    #[test]
+    fn later_names_of_equal_hashes_are_compared_by_value() {
+        // `"ab"`, `"cd"`, `"ab"` and `"a\u0062"`: their text starts at 1, 6, 11 and 16.
+        let input = br#""ab" "cd" "ab" "a\u0062""#;
+        let slot = |start| Slot { hash: 7, start };
+        let (ab, cd, ab_again, ab_escaped) = (slot(1), slot(6), slot(11), slot(16));
+        let mut table = alloc::vec![Slot::default(); 64];
+        place_slot(&mut table, ab);
+        // Names of other hashes, enough for the table's names to be looked for among them.
+        let filler: Vec<Slot> = (0..=LOOKUPS)
+            .map(|i| Slot {
+                hash: 100 + small(i),
+                start: 6,
+            })
+            .collect();
+        for extra in [&[][..], &filler] {
+            // The first worker's later names, with or without the others.
+            let a = |names: &[Slot]| {
+                let mut all = [names, extra].concat();
+                sort_slots(&mut all);
+                all
+            };
+            assert_eq!(table_repeat(input, &table, &a(&[cd]), &[]), None);
+            assert_eq!(table_repeat(input, &table, &a(&[cd]), &[ab_again]), Some(11));
+            assert_eq!(table_repeat(input, &table, &a(&[cd, ab_escaped]), &[]), Some(16));
+        }
+        assert_eq!(first_repeat_sorted(input, &[ab, cd], &[]), None);
+        assert_eq!(first_repeat_sorted(input, &[ab, cd], &[ab_escaped]), Some(16));
+        assert_eq!(first_repeat_sorted(input, &[cd], &[ab_again, ab_escaped]), Some(16));
     }
 
     /// `spec/json.md` §10.4: the second worker's names of an object, hashed and sorted,
@@ -912,10 +968,10 @@ mod tests {
     #[test]
     fn sorted_names_replayed_at_once_give_the_first_repeat_of_one_by_one() {
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-        let (mut taken, mut declined, mut repeats) = (0, 0, 0);
+        let (mut taken, mut declined, mut repeats, mut many) = (0, 0, 0, 0);
         for round in 0..400u64 {
             let mut input = Vec::new();
-            let count = LARGE + usize::try_from(next(&mut rng) % 60).unwrap_or(0);
+            let count = LARGE + usize::try_from(next(&mut rng) % 200).unwrap_or(0);
             let names: Vec<Named> = (0..count)
                 .map(|i| {
                     let n = if i < LARGE / 2 || !next(&mut rng).is_multiple_of(8) {
@@ -926,7 +982,13 @@ mod tests {
                     write_name(&mut rng, &mut input, format!("r{n}").into_bytes())
                 })
                 .collect();
-            let split = usize::try_from(next(&mut rng) % 70).unwrap_or(0).min(count);
+            // Half of the time before the table stops growing, else after.
+            let split = usize::try_from(next(&mut rng) % 1024).unwrap_or(0);
+            let split = if round % 4 < 2 {
+                split % LARGE
+            } else {
+                LARGE + split % (count - LARGE + 1)
+            };
             let (first, second) = names.split_at(split);
             let key = [round, 3];
             let mut sets = NameSets::new(key);
@@ -957,6 +1019,7 @@ mod tests {
             }
             assert!(split >= LARGE, "round {round}: taken after {split} names");
             taken += 1;
+            many += usize::from(count - LARGE > LOOKUPS);
             let mut seen = BTreeSet::new();
             let want = names
                 .iter()
@@ -968,76 +1031,68 @@ mod tests {
             assert_eq!(sets.pending_repeat(&input), want, "round {round}, closed");
         }
         assert!(
-            taken > 60 && declined > 60 && repeats > 30 && repeats < taken,
-            "{taken} taken, {declined} declined, {repeats} with a repeat"
+            taken > 60 && declined > 60 && repeats > 30 && repeats < taken && many > 30,
+            "{taken} taken, {declined} declined, {repeats} with a repeat, {many} with many names"
         );
     }
 
     /// §5.1: an object of a deferring set stops growing its table at [`LARGE`] names; a
-    /// later name equal to one in the table is found at once, and one equal to an earlier
-    /// later name by [`NameSets::pending_repeat`], before the object closes and after, as a
-    /// plain set read in turn finds it, with and without escapes, in an inner object and
-    /// an enclosing one.
+    /// later name equal to a table name or to an earlier later name is found by
+    /// [`NameSets::pending_repeat`], before the object closes and after, as a plain set read
+    /// in turn finds it, with and without escapes, in an inner object and an enclosing one,
+    /// with later names few enough to be looked up in the table and more ([`LOOKUPS`]).
     #[test]
     fn a_deferred_object_finds_its_first_repeat_when_it_closes() {
         let mut rng = 0x2545_F491_4F6C_DD1Du64;
-        let (mut at_once, mut at_close) = (0, 0);
+        let (mut of_table, mut among_later, mut many) = (0, 0, 0);
         for round in 0..300 {
             let mut input = Vec::new();
             let mut names = Vec::new();
-            let count = LARGE + usize::try_from(next(&mut rng) % 40).unwrap_or(0);
-            // In each object, distinct names until `LARGE`, then names drawn from a pool
-            // that holds some of those and some of the later ones, some escaped.
+            let count = LARGE + usize::try_from(next(&mut rng) % 160).unwrap_or(0);
+            // In each object, distinct names until `LARGE`, then now and then a name drawn
+            // from a pool that holds all of those and some later ones, some escaped.
             for i in 0..count * 2 {
-                let n = if i % count < LARGE || !next(&mut rng).is_multiple_of(4) {
+                let n = if i % count < LARGE || !next(&mut rng).is_multiple_of(16) {
                     i
                 } else {
-                    (i / count) * count + LARGE - 3 + usize::try_from(next(&mut rng) % 60).unwrap_or(0)
+                    (i / count) * count + usize::try_from(next(&mut rng) % 90).unwrap_or(0)
                 };
                 names.push(write_name(&mut rng, &mut input, format!("n{round}-{n}").into_bytes()));
             }
-            // The opening quote of the first name equal to an earlier one.
-            let first_repeat = |names: &[&Named]| {
-                let mut seen = BTreeSet::new();
-                names
-                    .iter()
-                    .find(|n| !seen.insert(n.value.clone()))
-                    .map(|n| n.raw.0 - 1)
+            // The first name equal to an earlier one, and whether that is a table name.
+            let first_repeat = |names: &[Named]| {
+                let mut seen = Vec::new();
+                let repeat = names.iter().find(|n| {
+                    let old = seen.contains(&n.value);
+                    seen.push(n.value.clone());
+                    old
+                })?;
+                let table = names.iter().take(LARGE).any(|n| n.value == repeat.value);
+                Some((repeat.raw.0 - 1, table))
             };
             let (outer, inner) = names.split_at(count);
             let mut sets = NameSets::new([round, 9]);
             sets.defer();
             sets.open();
-            let outer_later = match feed(&mut sets, &input, outer) {
-                Ok(later) => later,
-                Err(later) => {
-                    at_once += 1;
-                    assert_eq!(sets.pending_repeat(&input), first_repeat(&later), "round {round}");
-                    continue;
-                }
-            };
+            feed(&mut sets, &input, outer);
             sets.open();
-            match feed(&mut sets, &input, inner) {
-                Ok(later) => {
-                    let inner_first = first_repeat(&later);
-                    at_close += usize::from(inner_first.is_some());
-                    let want = inner_first.into_iter().chain(first_repeat(&outer_later)).min();
-                    assert_eq!(sets.pending_repeat(&input), want, "round {round}, inner open");
-                    sets.close(&input);
-                    assert_eq!(sets.pending_repeat(&input), want, "round {round}, inner closed");
-                    sets.close(&input);
-                    assert_eq!(sets.pending_repeat(&input), want, "round {round}, both closed");
-                }
-                Err(later) => {
-                    at_once += 1;
-                    let want = first_repeat(&later).into_iter().chain(first_repeat(&outer_later)).min();
-                    assert_eq!(sets.pending_repeat(&input), want, "round {round}");
-                }
+            feed(&mut sets, &input, inner);
+            let firsts = [first_repeat(outer), first_repeat(inner)];
+            let want = firsts.iter().flatten().map(|f| f.0).min();
+            for (at, table) in firsts.iter().flatten() {
+                of_table += usize::from(*table);
+                among_later += usize::from(!table && Some(*at) == want);
             }
+            many += usize::from(count - LARGE > LOOKUPS && want.is_some());
+            assert_eq!(sets.pending_repeat(&input), want, "round {round}, inner open");
+            sets.close(&input);
+            assert_eq!(sets.pending_repeat(&input), want, "round {round}, inner closed");
+            sets.close(&input);
+            assert_eq!(sets.pending_repeat(&input), want, "round {round}, both closed");
         }
         assert!(
-            at_once > 50 && at_close > 50,
-            "{at_once} found at once, {at_close} at the close"
+            of_table > 50 && among_later > 50 && many > 50,
+            "{of_table} repeats of a table name, {among_later} of a later name, {many} in large objects"
         );
     }
 }

@@ -717,6 +717,10 @@ mod tests {
                 object("b", 30, r#","b24":0"#)
             ),
             format!("{} x", object("m", 60, r#","m0":0"#)),
+            // More later names than a table's look-ups (§5.1): the table's names are looked
+            // for among them.
+            object("m", 130, r#","m5":1,"m100":1"#),
+            object("m", 130, r#","m100":1,"m5":1"#),
         ];
         let mut bytes: Vec<Vec<u8>> = docs.iter().map(|d| d.clone().into_bytes()).collect();
         // An ill-formed UTF-8 sequence after a repeat still wins (§1.1).

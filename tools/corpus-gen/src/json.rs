@@ -219,10 +219,13 @@ cases! {
     duplicate_name_in_hashed_object: wide_object(40, ",\"k7\":0") => Reject(R::DuplicateName, wide_object(40, "").len() as u64);
     duplicate_name_at_switch_to_hashing: wide_object(16, ",\"k0\":0") => Reject(R::DuplicateName, wide_object(16, "").len() as u64);
     duplicate_name_escaped_in_hashed_object: wide_object(300, ",\"k\\u0032\\u0039\\u0039\":0") => Reject(R::DuplicateName, wide_object(300, "").len() as u64);
-    // §5.1: a validation's table stops growing at 1,024 names; a later name that repeats a
-    // table name is found at once, one that repeats a later name by the sort at the close,
-    // and that repeat is reported before a failure that follows it.
+    // §5.1: a validation's table stops growing at 1,024 names; when the object closes, a
+    // later name that repeats a table name is found by looking each later name up in the
+    // table (up to 1,024 of them) or each table name up among the later ones (more), one
+    // that repeats a later name by the sort, and that repeat is reported before a failure
+    // that follows it.
     duplicate_name_of_a_table_name_after_1024_members: wide_object(1100, ",\"k5\":0") => Reject(R::DuplicateName, wide_object(1100, "").len() as u64);
+    duplicate_name_of_a_table_name_after_3000_members: wide_object(3000, ",\"k5\":0") => Reject(R::DuplicateName, wide_object(3000, "").len() as u64);
     duplicate_name_among_names_after_1024_members: wide_object(1100, ",\"k1050\":0") => Reject(R::DuplicateName, wide_object(1100, "").len() as u64);
     duplicate_name_after_1024_members_before_a_bad_literal: wide_object(1100, ",\"k\\u0031050\":0,\"x\":tru") => Reject(R::DuplicateName, wide_object(1100, "").len() as u64);
     // §6 limits.
