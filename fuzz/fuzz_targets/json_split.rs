@@ -19,19 +19,11 @@ fuzz_target!(|data: &[u8]| {
         Some((d, rest)) => (usize::from(*d % 40), [0x1234, 0x5678], rest),
         None => (0, DEFAULT_HASH_KEY, data),
     };
-    let limits = Limits {
-        max_bytes: 1 << 20,
-        max_depth: depth,
-    };
+    let limits = Limits { max_bytes: 1 << 20, max_depth: depth };
     let whole = validate_keyed(input, limits, key);
     let immediate = Parser::new(input, limits).and_then(|p| p.with_hash_key(key).skip_to_end());
     assert_eq!(whole, immediate, "the one read and a read that defers nothing disagree");
-    let commas: Vec<usize> = input
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b',')
-        .map(|(i, _)| i)
-        .collect();
+    let commas: Vec<usize> = input.iter().enumerate().filter(|(_, b)| **b == b',').map(|(i, _)| i).collect();
     // Up to 32 commas spread over the input (every one of a short input), and a few
     // offsets that are not commas.
     let step = commas.len().div_ceil(32).max(1);
@@ -43,17 +35,10 @@ fuzz_target!(|data: &[u8]| {
         let meeting = Meeting::new(chunk);
         let second = meeting.read_suffix(input, limits, key);
         let first = meeting.read_prefix(input, limits, key);
-        assert_eq!(
-            first.finish(second.as_ref()),
-            whole,
-            "second worker first, chunk {chunk}"
-        );
+        assert_eq!(first.finish(second.as_ref()), whole, "second worker first, chunk {chunk}");
         let meeting = Meeting::new(chunk);
         let first = meeting.read_prefix(input, limits, key);
-        assert!(
-            meeting.read_suffix(input, limits, key).is_none(),
-            "a claim after the end"
-        );
+        assert!(meeting.read_suffix(input, limits, key).is_none(), "a claim after the end");
         assert_eq!(first.finish(None), whole, "first worker alone, chunk {chunk}");
     }
 });
