@@ -453,9 +453,9 @@ impl NameSets {
         }))
     }
 
-    /// Adds `new` to the innermost object's table, or to its later names once the table has
-    /// stopped growing (§5.1), unless `equal` holds for the start of a name of the table
-    /// with the same hash.
+    /// Adds `new` to the innermost object's table unless `equal` holds for the start of a
+    /// name of the table with the same hash; once the table has stopped growing, to its later
+    /// names without a look, since they are checked when the object closes (§5.1).
     fn insert_slot(&mut self, new: Slot, equal: impl Fn(u32) -> bool) -> bool {
         let Some(table) = self.tables.last_mut() else {
             return true;
