@@ -810,8 +810,8 @@ mod tests {
         assert!(valid > 40 && joins > 1000, "{valid} valid documents, {joins} joins");
     }
 
-    /// An object of 16 to 48 members: distinct names until a point around [`LARGE`], then
-    /// names drawn from a pool of 40 that holds the first ones, some written with an escape,
+    /// An object of 16 to 64 members: distinct names until a point around [`LARGE`], then
+    /// names drawn from a pool of 60 that holds the first ones, some written with an escape,
     /// so that names repeat from the table and from the later names; its values from
     /// [`random_doc`] and now and then another such object.
     fn random_large_object(rng: &mut Rng, depth: usize) -> String {
@@ -836,8 +836,9 @@ mod tests {
     }
 
     /// §5.1: documents whose objects pass [`LARGE`] names (24 in test builds) give the
-    /// verdict of the read that defers nothing, read as one, split at every offset, and
-    /// read by a first worker that pauses every few bytes.
+    /// verdict of the read that defers nothing, read as one, split at every offset, read by
+    /// a first worker that pauses every few bytes, and met by a second worker from the
+    /// middle (§10.4: both halves of a large object sorted and walked together).
     #[test]
     fn random_large_objects_give_the_immediate_verdict() {
         let mut rng = Rng(0x1a7e_0b1e);
