@@ -46,6 +46,35 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
     })
 }
 
+/// Checks the OneModel file at `path` as `modelgate check` does (`spec/onemodel.md` §5):
+/// its header, manifest and padding are read, its data region only counted
+/// ([`onemodel::check_head`]), so the verdict is [`onemodel::read_with`]'s while no tensor
+/// byte is read or mapped. The header's checks 1–10 (§1.1) run on its first 64 bytes
+/// before more is read. A file that shrinks while it is read is an I/O error.
+pub fn check_file(path: &Path) -> Result<(), Failure> {
+    let (file, meta) = crate::read::open_regular_file(path)?;
+    let len = meta.len();
+    let mut head = Vec::new();
+    read_until(&file, &mut head, len.min(onemodel::header::HEADER_LEN))?;
+    let need = onemodel::head_length(&head, len, Limits::DEFAULT).map_err(rejected)?;
+    read_until(&file, &mut head, need)?;
+    onemodel::check_head(&head, len, Limits::DEFAULT, crate::hash_key()).map_err(rejected)
+}
+
+/// Reads `file` on until `head` holds `n` bytes.
+fn read_until(file: &std::fs::File, head: &mut Vec<u8>, n: u64) -> io::Result<()> {
+    let more = n.saturating_sub(u64::try_from(head.len()).unwrap_or(u64::MAX));
+    head.try_reserve_exact(usize::try_from(more).map_err(|_| io::Error::other("head larger than memory"))?)?;
+    file.take(more).read_to_end(head)?;
+    if u64::try_from(head.len()).unwrap_or(u64::MAX) < n {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the file shrank while it was read",
+        ));
+    }
+    Ok(())
+}
+
 /// What a conversion reports progress about: bytes of external data copied (their total is
 /// not known in advance) and bytes of the output file written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,6 +325,45 @@ mod tests {
             length,
             expected,
         }
+    }
+
+    /// `modelgate check`'s read of a file's header and manifest gives every corpus file the
+    /// verdict of the read of the whole file (`spec/onemodel.md` §5).
+    #[test]
+    fn the_check_of_each_corpus_file_is_the_whole_read() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../hostile-corpus/onemodel");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "onemodel") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let whole = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map(drop);
+            match (check_file(&path), whole) {
+                (Ok(()), Ok(())) => {}
+                (Err(Failure::Rejected(a)), Err(b)) => assert_eq!(a, b.rejection(), "{}", path.display()),
+                (a, b) => panic!("{}: check {a:?}, whole read {b:?}", path.display()),
+            }
+            n += 1;
+        }
+        assert!(n > 100);
+    }
+
+    /// A file shorter than its length said when it was opened is an I/O error, never a
+    /// verdict on bytes that were not read.
+    #[test]
+    fn a_head_cut_short_is_an_io_error() {
+        let tmp = dir("short");
+        let path = tmp.path().join("m.onemodel");
+        std::fs::write(&path, [7u8; 10]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut head = Vec::new();
+        read_until(&file, &mut head, 6).unwrap();
+        assert_eq!(head, [7u8; 6]);
+        let e = read_until(&file, &mut head, 20).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(head.len(), 10);
     }
 
     #[test]

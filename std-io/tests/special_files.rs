@@ -161,6 +161,12 @@ fn model_loading_refuses_a_fifo() {
         let e = promptly(&path, move || mmap::load_with(&p, 1 << 20, mode).map(|b| b.len())).unwrap_err();
         assert_not_regular(&e);
     }
+    // `modelgate check`'s read of the header and manifest alone refuses it the same way.
+    let p = path.clone();
+    match promptly(&path, move || modelgate_io::onemodel::check_file(&p)) {
+        Err(modelgate_io::onemodel::Failure::Io(e)) => assert_not_regular(&e),
+        other => panic!("expected the not-a-regular-file I/O error, got {other:?}"),
+    }
 }
 
 /// `/dev/zero` says its length is 0 and never ends: it is refused before a byte is read,
@@ -171,5 +177,9 @@ fn model_loading_refuses_a_device() {
     assert!(fs::metadata(zero).unwrap().file_type().is_char_device());
     for mode in [Mode::Auto, Mode::Read] {
         assert_not_regular(&mmap::load_with(zero, 1 << 20, mode).unwrap_err());
+    }
+    match modelgate_io::onemodel::check_file(zero) {
+        Err(modelgate_io::onemodel::Failure::Io(e)) => assert_not_regular(&e),
+        other => panic!("expected the not-a-regular-file I/O error, got {other:?}"),
     }
 }

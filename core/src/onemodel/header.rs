@@ -46,9 +46,27 @@ fn u64_at(bytes: &[u8], offset: usize) -> u64 {
 /// Reads and checks the header of `file` in exactly the order of §1.1 (checks 1–11),
 /// `max_manifest` being the reader's manifest size limit.
 pub fn read(file: &[u8], max_manifest: u64) -> Result<Header, Error> {
+    let h = fields(file, u64::try_from(file.len()).unwrap_or(u64::MAX), max_manifest)?;
+    padding(file, &h)?;
+    Ok(h)
+}
+
+/// Checks 1–10 of §1.1, in order, over `head`, the first bytes of a file of `real` bytes:
+/// everything but the padding, which only the bytes up to `data_offset` hold ([`padding`]).
+/// `head` holds at least the first 64 bytes, or the whole file when it is shorter; a shorter
+/// `head` is OutOfRange at field `header` (the bytes given are not the file's).
+pub fn fields(head: &[u8], real: u64, max_manifest: u64) -> Result<Header, Error> {
     use ErrorKind::*;
-    let real = u64::try_from(file.len()).unwrap_or(u64::MAX);
-    if file.get(..8) != Some(&MAGIC[..]) {
+    let given = u64::try_from(head.len()).unwrap_or(u64::MAX);
+    if given < real.min(HEADER_LEN) {
+        return Err(Error::header(
+            OutOfRange,
+            "header",
+            given,
+            "fewer bytes given than the header holds",
+        ));
+    }
+    if head.get(..8) != Some(&MAGIC[..]) {
         return Err(Error::header(Malformed, "magic", 0, "not a OneModel file (magic)"));
     }
     if real < HEADER_LEN {
@@ -60,11 +78,11 @@ pub fn read(file: &[u8], max_manifest: u64) -> Result<Header, Error> {
         ));
     }
     let h = Header {
-        format_version: u64_at(file, 8),
-        manifest_length: u64_at(file, 16),
-        data_offset: u64_at(file, 24),
-        data_length: u64_at(file, 32),
-        file_length: u64_at(file, 40),
+        format_version: u64_at(head, 8),
+        manifest_length: u64_at(head, 16),
+        data_offset: u64_at(head, 24),
+        data_length: u64_at(head, 32),
+        file_length: u64_at(head, 40),
     };
     if h.format_version != FORMAT_VERSION {
         return Err(Error::header(
@@ -84,7 +102,7 @@ pub fn read(file: &[u8], max_manifest: u64) -> Result<Header, Error> {
             return Err(Error::header(OutOfRange, name, at, "header field above 2^63 - 1"));
         }
     }
-    if let Some(i) = file.get(48..64).and_then(|r| r.iter().position(|&b| b != 0)) {
+    if let Some(i) = head.get(48..64).and_then(|r| r.iter().position(|&b| b != 0)) {
         return Err(Error::header(
             Malformed,
             "reserved",
@@ -134,20 +152,34 @@ pub fn read(file: &[u8], max_manifest: u64) -> Result<Header, Error> {
             "manifest larger than the size limit",
         ));
     }
+    Ok(h)
+}
+
+/// Check 11 of §1.1 for a header that passed [`fields`]: every byte between the manifest's
+/// end and `data_offset` is zero. `head` holds at least the file's first `data_offset` bytes;
+/// a shorter one is OutOfRange at field `data_offset` (the bytes given end before the data
+/// region).
+pub fn padding(head: &[u8], h: &Header) -> Result<(), Error> {
+    let manifest_end = HEADER_LEN.saturating_add(h.manifest_length);
     let pad_start = usize::try_from(manifest_end).unwrap_or(usize::MAX);
     let pad_end = usize::try_from(h.data_offset).unwrap_or(usize::MAX);
-    if let Some(i) = file
-        .get(pad_start..pad_end)
-        .and_then(|r| r.iter().position(|&b| b != 0))
-    {
-        return Err(Error::header(
-            Malformed,
+    let pad = head.get(pad_start..pad_end).ok_or_else(|| {
+        Error::header(
+            ErrorKind::OutOfRange,
+            "data_offset",
+            24,
+            "fewer bytes given than precede the data region",
+        )
+    })?;
+    match pad.iter().position(|&b| b != 0) {
+        Some(i) => Err(Error::header(
+            ErrorKind::Malformed,
             "padding",
             manifest_end + i as u64,
             "padding byte is not zero",
-        ));
+        )),
+        None => Ok(()),
     }
-    Ok(h)
 }
 
 /// The 64 header bytes for these field values (§1.1), reserved bytes zero.

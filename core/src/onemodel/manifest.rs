@@ -7,6 +7,7 @@
 use super::base64;
 use super::error::{Error, ErrorKind};
 use super::model::*;
+use super::region::Region;
 use super::tensor::{self, RangeError};
 use super::unique;
 use crate::json::Problem;
@@ -101,8 +102,8 @@ pub(crate) const FUNCTION: [&str; 12] = [
 pub(crate) struct Reader<'a> {
     /// The manifest text the tape was parsed from, which names are borrowed from.
     pub text: &'a str,
-    /// The data region (`data_length` bytes at `data_offset`).
-    pub data: &'a [u8],
+    /// The data region (`data_length` bytes at `data_offset`), or only its length.
+    pub data: Region<'a>,
     /// Most graphs and types open at once (§3.2; 64 by default).
     pub max_nesting: usize,
 }
@@ -480,15 +481,11 @@ impl<'a> Reader<'a> {
         let len_c = length.req().map_err(fe)?;
         let offset = u63(&off_c)?;
         let length = u63(&len_c)?;
-        let data_length = u64::try_from(self.data.len()).unwrap_or(u64::MAX);
-        match tensor::check_range(bits, count, offset, length, data_length) {
-            Ok(r) => {
-                let start = usize::try_from(r.start).unwrap_or(usize::MAX);
-                let end = usize::try_from(r.end).unwrap_or(usize::MAX);
-                self.data
-                    .get(start..end)
-                    .ok_or_else(|| rule(&off_c, ErrorKind::OutOfRange, "tensor range outside the data region"))
-            }
+        match tensor::check_range(bits, count, offset, length, self.data.length()) {
+            Ok(r) => self
+                .data
+                .view(r)
+                .ok_or_else(|| rule(&off_c, ErrorKind::OutOfRange, "tensor range outside the data region")),
             Err(RangeError::TooLarge) => Err(rule(c, ErrorKind::Unsupported, "tensor larger than 2^31 - 1 bytes")),
             Err(RangeError::Length) => Err(rule(
                 &len_c,

@@ -14,6 +14,7 @@ pub mod header;
 mod manifest;
 pub mod model;
 pub mod names;
+mod region;
 pub mod tensor;
 pub(crate) mod unique;
 pub mod writer;
@@ -21,6 +22,7 @@ pub mod writer;
 pub use error::{Error, ErrorKind};
 pub use header::{Header, MAGIC};
 pub use model::*;
+use region::Region;
 pub use writer::{write, write_with};
 
 use crate::json;
@@ -80,13 +82,26 @@ pub fn read(file: &[u8]) -> Result<Model<'_>, Error> {
 /// text (§3.4); any other, and any that fails, is read from the strict parser's tape, which
 /// decides what it reads as and reports the failure.
 pub fn read_with(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Model<'_>, Error> {
-    let parts = Parts::of(file, limits)?;
-    if let Some(mut model) = manifest::direct::read(parts.manifest, parts.data, parts.json, limits.max_nesting)
-        && names::resolve(&mut model).is_ok()
-    {
-        return Ok(model);
-    }
-    parts.read_exact(limits, hash_key)
+    Parts::of(file, limits)?.read(limits, hash_key)
+}
+
+/// How many of a file's first bytes [`check_head`] needs: those before its data region
+/// (§1.1 `data_offset`). `first` is the file's first 64 bytes (all of it when it is
+/// shorter) and `file_length` its real length; the header's checks 1–10 run on them first,
+/// so a file they reject is rejected as [`read_with`] rejects it, before more is read.
+pub fn head_length(first: &[u8], file_length: u64, limits: Limits) -> Result<u64, Error> {
+    header::fields(first, file_length, max_manifest(limits)).map(|h| h.data_offset)
+}
+
+/// [`read_with`]'s verdict on a file of `file_length` bytes, from its first bytes alone,
+/// as `modelgate check` reads a file (§5): `head` holds at least the first [`head_length`]
+/// bytes (the header, the manifest and its padding). The data region is not given: every
+/// tensor range is checked against its length (§2.5 rules 1–5), which is all the tensor
+/// rules look at, so the verdict, and any failure with its location, is `read_with`'s.
+pub fn check_head(head: &[u8], file_length: u64, limits: Limits, hash_key: [u64; 2]) -> Result<(), Error> {
+    Parts::within(head, file_length, limits)?
+        .read(limits, hash_key)
+        .map(drop)
 }
 
 /// [`read_with`] without the direct read (§3.4): every manifest through the tape. What
@@ -96,24 +111,49 @@ pub fn read_exact(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Mod
     Parts::of(file, limits)?.read_exact(limits, hash_key)
 }
 
+/// A header value as an index: one the header checks placed inside the bytes, or past any.
+fn at(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// The manifest size limit `limits` gives, capped by the JSON input limit (`spec/json.md` §6).
+fn max_manifest(limits: Limits) -> u64 {
+    limits.max_manifest.min(json::MAX_INPUT as u64)
+}
+
 /// A file's manifest and data region, its header checked (§1.1), and the manifest's JSON
 /// limits.
 pub(crate) struct Parts<'a> {
     /// The manifest bytes.
     pub manifest: &'a [u8],
     /// The data region.
-    pub data: &'a [u8],
+    pub data: Region<'a>,
     /// The manifest's JSON limits.
     pub json: json::Limits,
 }
 
 impl<'a> Parts<'a> {
+    /// The parts of a whole file, every tensor a view of its data region.
     pub(crate) fn of(file: &'a [u8], limits: Limits) -> Result<Self, Error> {
-        let max_manifest = limits.max_manifest.min(json::MAX_INPUT as u64);
-        let h = header::read(file, max_manifest)?;
-        // The header checks guarantee these ranges lie inside `file`.
-        let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        let manifest = file.get(64..at(64 + h.manifest_length)).ok_or_else(|| {
+        let h = header::read(file, max_manifest(limits))?;
+        // The header checks guarantee this range lies inside `file`.
+        let data = file
+            .get(at(h.data_offset)..at(h.file_length))
+            .ok_or_else(|| Error::header(ErrorKind::OutOfRange, "data_offset", 24, "data region outside the file"))?;
+        Self::with(file, &h, Region::Bytes(data), limits)
+    }
+
+    /// The parts of a file of `file_length` bytes from its `head` ([`check_head`]): the
+    /// same header checks in the same order (§1.1), the data region by its length.
+    fn within(head: &'a [u8], file_length: u64, limits: Limits) -> Result<Self, Error> {
+        let h = header::fields(head, file_length, max_manifest(limits))?;
+        header::padding(head, &h)?;
+        Self::with(head, &h, Region::Length(h.data_length), limits)
+    }
+
+    fn with(head: &'a [u8], h: &Header, data: Region<'a>, limits: Limits) -> Result<Self, Error> {
+        // The header checks guarantee this range lies inside `head`.
+        let manifest = head.get(64..at(64 + h.manifest_length)).ok_or_else(|| {
             Error::header(
                 ErrorKind::OutOfRange,
                 "manifest_length",
@@ -121,14 +161,22 @@ impl<'a> Parts<'a> {
                 "manifest outside the file",
             )
         })?;
-        let data = file
-            .get(at(h.data_offset)..at(h.file_length))
-            .ok_or_else(|| Error::header(ErrorKind::OutOfRange, "data_offset", 24, "data region outside the file"))?;
         let json = json::Limits {
-            max_bytes: at(max_manifest),
+            max_bytes: at(max_manifest(limits)),
             max_depth: limits.max_json_depth,
         };
         Ok(Parts { manifest, data, json })
+    }
+
+    /// A manifest written in table order read directly from its text (§3.4), names
+    /// resolved; any other, and any that fails, through the tape ([`Self::read_exact`]).
+    fn read(&self, limits: Limits, hash_key: [u64; 2]) -> Result<Model<'a>, Error> {
+        if let Some(mut model) = manifest::direct::read(self.manifest, self.data, self.json, limits.max_nesting)
+            && names::resolve(&mut model).is_ok()
+        {
+            return Ok(model);
+        }
+        self.read_exact(limits, hash_key)
     }
 
     /// The manifest through the strict parser's tape, the tables and name resolution, with

@@ -1,5 +1,6 @@
-//! A `.onemodel` file (`spec/onemodel.md`): the full validating read over a memory map
-//! (files of 1 MiB or more) or the file's bytes, and `inspect`'s description; and a `.onnx`
+//! A `.onemodel` file (`spec/onemodel.md`): the full validation from its header and
+//! manifest alone, its data region only counted (§5, [`crate::onemodel::check_file`]), and
+//! `inspect`'s description over a memory map (files of 1 MiB or more) or the file's bytes; and a `.onnx`
 //! file: the bounded protobuf read with external data and name resolution (§6).
 
 use super::{CheckError, Format};
@@ -67,8 +68,7 @@ impl Format for OneModel {
     }
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        let bytes = load(path)?;
-        read(&bytes).map(|_| ())
+        crate::onemodel::check_file(path).map_err(failure)
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {

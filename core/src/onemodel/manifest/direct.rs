@@ -18,6 +18,7 @@ use super::tape::same;
 use super::{ATTRIBUTE, DATA, DIM, ENTRY, FUNCTION, GRAPH, MODEL, NODE, OPSET, SPARSE, TENSOR, TYPE, TYPED_NAME};
 use crate::json::{self, Parser, Str};
 use crate::onemodel::model::*;
+use crate::onemodel::region::Region;
 use crate::onemodel::{base64, tensor, unique};
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
@@ -32,7 +33,7 @@ type D<T> = Option<T>;
 /// the manifest's JSON limits, `max_nesting` the graph and type nesting limit (§3.2): the
 /// direct read reaches level 1 (the main graph, function bodies) and level 2 (their
 /// types) and no deeper.
-pub(crate) fn read<'a>(manifest: &'a [u8], data: &'a [u8], json: json::Limits, max_nesting: usize) -> D<Model<'a>> {
+pub(crate) fn read<'a>(manifest: &'a [u8], data: Region<'a>, json: json::Limits, max_nesting: usize) -> D<Model<'a>> {
     if max_nesting < 1 {
         return None;
     }
@@ -64,7 +65,7 @@ struct Direct<'a> {
     /// JSON containers open, against `max_depth` (`spec/json.md` §6).
     depth: usize,
     max_depth: usize,
-    data: &'a [u8],
+    data: Region<'a>,
     /// Whether types (nesting level 2) are within the nesting limit.
     types: bool,
 }
@@ -588,10 +589,8 @@ impl<'a> Direct<'a> {
             }
             Some(())
         })?;
-        let data_length = u64::try_from(self.data.len()).ok()?;
-        let range = tensor::check_range(bits, count, offset?, length?, data_length).ok()?;
-        let start = usize::try_from(range.start).ok()?;
-        self.data.get(start..usize::try_from(range.end).ok()?)
+        let range = tensor::check_range(bits, count, offset?, length?, self.data.length()).ok()?;
+        self.data.view(range)
     }
 
     /// SparseTensor (§2.6): int64 indices.
