@@ -24,7 +24,8 @@
 //! - [`path_limit`]: the operating system's path length limit, and the room it leaves below
 //!   a folder for the files an archive writes there.
 //! - [`temp`]: exclusively created temporary files and folders beside a destination.
-//! - [`onemodel`]: OneModel/ONNX loading, external data, conversions.
+//! - [`onemodel`]: OneModel/ONNX loading, the check of a OneModel file from its header and
+//!   manifest alone, external data, conversions.
 //! - [`failure`]: [`failure::FileError`], why an operation that reads an archive and writes
 //!   files failed (MPK extraction, mvb export, import and verify).
 //! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.

@@ -1,7 +1,9 @@
 //! Loading a model file as bytes (`spec/onemodel.md` §5): files of 1 MiB or more are mapped
 //! read-only, so every tensor the core reader returns is a view of the map and nothing is
 //! copied; smaller files are read into memory. This module holds one of the project's two
-//! `unsafe` blocks (the other is `sha_lanes`' call into the SHA extensions).
+//! `unsafe` blocks (the other is `sha_lanes`' call into the SHA extensions). `modelgate
+//! check` of a OneModel file does not map it: it reads the header and manifest alone
+//! ([`crate::onemodel::check_file`]).
 //!
 //! # If the file changes under the map
 //!
