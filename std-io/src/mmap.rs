@@ -2,8 +2,8 @@
 //! read-only, so every tensor the core reader returns is a view of the map and nothing is
 //! copied; smaller files are read into memory. This module holds one of the project's two
 //! `unsafe` blocks (the other is `sha_lanes`' call into the SHA extensions). `modelgate
-//! check` of a OneModel file does not map it: it reads the header and manifest alone
-//! ([`crate::onemodel::check_file`]).
+//! check` of a OneModel file maps it only when its header and manifest reach 1 MiB; it
+//! reads no tensor byte ([`crate::onemodel::check_file`]).
 //!
 //! # If the file changes under the map
 //!
@@ -18,6 +18,7 @@
 //! cannot promise this choose [`Mode::Read`], which copies the file into memory once.
 
 use memmap2::Mmap;
+use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::Path;
@@ -77,14 +78,7 @@ pub fn load_with(path: &Path, limit: u64, mode: Mode) -> io::Result<FileBytes> {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "file larger than the limit"));
     }
     if mode == Mode::Auto && len >= MAP_THRESHOLD {
-        // SAFETY: `Mmap::map` is unsafe because the mapped file may be changed or truncated
-        // by another process while the map lives, which would change bytes behind a `&[u8]`
-        // (or raise SIGBUS). The map is read-only and private to this value; the module
-        // documentation states the contract callers accept by choosing `Mode::Auto`: the
-        // file is not modified while it is loaded. The length checked above only decides
-        // whether to map; every later bound comes from the map's own length.
-        let map = unsafe { Mmap::map(&file)? };
-        return Ok(FileBytes::Mapped(map));
+        return map(&file);
     }
     let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     // Read at most limit + 1 bytes, so a file that grew after the stat is still bounded.
@@ -93,6 +87,20 @@ pub fn load_with(path: &Path, limit: u64, mode: Mode) -> io::Result<FileBytes> {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "file larger than the limit"));
     }
     Ok(FileBytes::Owned(out))
+}
+
+/// A read-only map of the whole of `file`, which the caller has opened as a regular file
+/// ([`crate::read::open_regular_file`]), under the contract of this module's documentation:
+/// the file is not modified while it is mapped.
+pub fn map(file: &File) -> io::Result<FileBytes> {
+    // SAFETY: `Mmap::map` is unsafe because the mapped file may be changed or truncated by
+    // another process while the map lives, which would change bytes behind a `&[u8]` (or
+    // raise SIGBUS). The map is read-only and private to this value; the module
+    // documentation states the contract callers accept by mapping (through `Mode::Auto` or
+    // by calling this): the file is not modified while it is loaded. No length from before
+    // the map is trusted: every bound comes from the map's own length.
+    let map = unsafe { Mmap::map(file)? };
+    Ok(FileBytes::Mapped(map))
 }
 
 #[cfg(test)]

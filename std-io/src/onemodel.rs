@@ -47,18 +47,35 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
 }
 
 /// Checks the OneModel file at `path` as `modelgate check` does (`spec/onemodel.md` §5):
-/// its header, manifest and padding are read, its data region only counted
+/// only its header, manifest and padding are looked at, its data region counted
 /// ([`onemodel::check_head`]), so the verdict is [`onemodel::read_with`]'s while no tensor
-/// byte is read or mapped. The header's checks 1–10 (§1.1) run on its first 64 bytes
-/// before more is read. A file that shrinks while it is read is an I/O error.
+/// byte is read. The header's checks 1–10 (§1.1) run on its first 64 bytes before more is
+/// read. A head under 1 MiB is then read; a larger one is mapped with the file, as §5 loads
+/// files, so that a manifest that fails early is rejected without being read whole. A file
+/// that shrinks while it is read is an I/O error.
 pub fn check_file(path: &Path) -> Result<(), Failure> {
     let (file, meta) = crate::read::open_regular_file(path)?;
     let len = meta.len();
     let mut head = Vec::new();
     read_until(&file, &mut head, len.min(onemodel::header::HEADER_LEN))?;
     let need = onemodel::head_length(&head, len, Limits::DEFAULT).map_err(rejected)?;
-    read_until(&file, &mut head, need)?;
-    onemodel::check_head(&head, len, Limits::DEFAULT, crate::hash_key()).map_err(rejected)
+    let check = |head: &[u8]| onemodel::check_head(head, len, Limits::DEFAULT, crate::hash_key()).map_err(rejected);
+    if need < mmap::MAP_THRESHOLD {
+        read_until(&file, &mut head, need)?;
+        return check(&head);
+    }
+    let map = mmap::map(&file)?;
+    check(
+        usize::try_from(need)
+            .ok()
+            .and_then(|n| map.get(..n))
+            .ok_or_else(shrank)?,
+    )
+}
+
+/// The error of a file that ended before bytes its length promised.
+fn shrank() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "the file shrank while it was read")
 }
 
 /// Reads `file` on until `head` holds `n` bytes.
@@ -67,10 +84,7 @@ fn read_until(file: &std::fs::File, head: &mut Vec<u8>, n: u64) -> io::Result<()
     head.try_reserve_exact(usize::try_from(more).map_err(|_| io::Error::other("head larger than memory"))?)?;
     file.take(more).read_to_end(head)?;
     if u64::try_from(head.len()).unwrap_or(u64::MAX) < n {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "the file shrank while it was read",
-        ));
+        return Err(shrank());
     }
     Ok(())
 }
@@ -348,6 +362,34 @@ mod tests {
             n += 1;
         }
         assert!(n > 100);
+    }
+
+    /// A manifest of 1 MiB or more is checked through a map of the file: a valid one, one that
+    /// fails at its first byte and one that fails at its last give the whole read's verdicts.
+    #[test]
+    fn a_manifest_of_a_mebibyte_or_more_is_checked_through_a_map() {
+        use modelgate_core::onemodel::writer::assemble;
+        let tmp = dir("big-manifest");
+        let doc = "d".repeat(1 << 20);
+        let valid = format!(r#"{{"ir_version":8,"doc":"{doc}","graph":{{"name":"g"}}}}"#);
+        let cases = [
+            valid.clone(),
+            format!("x{}", &valid[1..]),
+            format!("{}]", &valid[..valid.len() - 1]),
+        ];
+        for (i, manifest) in cases.iter().enumerate() {
+            let bytes = assemble(manifest.as_bytes(), &[0u8; 64]);
+            assert!(bytes.len() as u64 > mmap::MAP_THRESHOLD);
+            let path = tmp.path().join(format!("{i}.onemodel"));
+            std::fs::write(&path, &bytes).unwrap();
+            let whole = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map(drop);
+            assert_eq!(whole.is_ok(), i == 0, "case {i}");
+            match (check_file(&path), whole) {
+                (Ok(()), Ok(())) => {}
+                (Err(Failure::Rejected(a)), Err(b)) => assert_eq!(a, b.rejection(), "case {i}"),
+                (a, b) => panic!("case {i}: check {a:?}, whole read {b:?}"),
+            }
+        }
     }
 
     /// A file shorter than its length said when it was opened is an I/O error, never a

@@ -151,6 +151,8 @@ impl<'a> Parts<'a> {
         Self::with(head, &h, Region::Length(h.data_length), limits)
     }
 
+    /// The parts from a header that passed its checks: the manifest out of `head`, beside
+    /// `data`, and the manifest's JSON limits.
     fn with(head: &'a [u8], h: &Header, data: Region<'a>, limits: Limits) -> Result<Self, Error> {
         // The header checks guarantee this range lies inside `head`.
         let manifest = head.get(64..at(64 + h.manifest_length)).ok_or_else(|| {

@@ -261,7 +261,7 @@ fn safetensors_deserialize(st: PathBuf) -> Imp {
 const CHECK: &str = "modelgate check (header and manifest read)";
 
 /// `modelgate check`'s validation of a OneModel file, as an implementation: its header and
-/// manifest read, its data region counted and never read or mapped (`spec/onemodel.md` §5).
+/// manifest read, its data region counted and never read (`spec/onemodel.md` §5).
 fn onemodel_check(name: &str, path: &Path) -> Imp {
     let path = path.to_path_buf();
     let format = modelgate_io::check::by_name("onemodel").unwrap_or_else(|| fail("no onemodel format"));
