@@ -7,7 +7,7 @@ set -eu
 out=tools/corpus-gen/fixtures/mpk
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
-tar -xzf hostile-corpus/mpk/valid-minimal.tar.gz -C "$src"
+tar -xzf hostile-corpus/mpk/valid-basic-valid.tar.gz -C "$src"
 # A path over 100 bytes (GNU long name, PAX path record) and a non-ASCII name.
 long="$src/configs/$(printf 'very-long-folder-name-%02d/' 1 2 3 4 5)"
 mkdir -p "$long"

@@ -11,8 +11,9 @@ use std::process::ExitCode;
 /// `modelgate mpk ...` subcommands.
 #[derive(Subcommand)]
 pub enum MpkCommand {
-    /// Validate PACKAGE.tar.gz and extract it to DEST (which must not exist): JSON files to
-    /// DEST/etc, .so to DEST/lib, .elf to DEST/share. On any failure nothing is left behind.
+    /// Validate PACKAGE.tar.gz and extract it to DEST (which must not exist): each file under
+    /// its name alone, JSON and YAML files in DEST/etc, .so in DEST/lib, .elf in DEST/share.
+    /// On any failure nothing is left behind.
     Extract(ExtractArgs),
 }
 
@@ -46,12 +47,11 @@ pub fn run(command: MpkCommand) -> ExitCode {
 fn report(args: &ExtractArgs, r: Result<Package, ExtractError>) -> ExitCode {
     match r {
         Ok(p) => {
-            let stages: usize = p.pipelines.iter().map(|pl| pl.stages.len()).sum();
             println!(
-                "{}: extracted {} files, {} stages to {}",
+                "{}: extracted {} files, {} plugins to {}",
                 args.package.display(),
                 p.files.len(),
-                stages,
+                p.contract.plugins.len(),
                 args.dest.display()
             );
             ExitCode::SUCCESS

@@ -13,13 +13,22 @@ fn extract_valid_package() {
     let o = modelgate(&[
         "mpk",
         "extract",
-        &corpus("mpk", "valid-minimal.tar.gz"),
+        &corpus("mpk", "valid-basic-valid.tar.gz"),
         dest.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains("extracted 7 files, 3 stages"));
-    assert!(dest.join("etc/mpk.json").is_file() && dest.join("lib/libpost.so").is_file());
-    assert!(dest.join("share/resnet50_mla.elf").is_file());
+    assert!(stdout(&o).contains("extracted 6 files, 2 plugins"), "{}", stdout(&o));
+    assert_eq!(
+        listing(&dest),
+        [
+            "etc/0_preproc.json",
+            "etc/0_process_mla.json",
+            "etc/model_mpk.json",
+            "etc/pipeline_sequence.json",
+            "lib/model.so",
+            "share/model.elf"
+        ]
+    );
 }
 
 #[test]
@@ -29,7 +38,7 @@ fn extract_rejected_package_exits_1_and_leaves_nothing() {
     let o = modelgate(&[
         "mpk",
         "extract",
-        &corpus("mpk", "path_traversal-symlink.tar.gz"),
+        &corpus("mpk", "path_traversal-symlink-escape.tar.gz"),
         dest.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1));
@@ -47,7 +56,7 @@ fn extract_existing_destination_exits_2() {
     let o = modelgate(&[
         "mpk",
         "extract",
-        &corpus("mpk", "valid-minimal.tar.gz"),
+        &corpus("mpk", "valid-basic-valid.tar.gz"),
         d.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
@@ -68,9 +77,9 @@ fn extract_wrong_extension_rejected() {
 
 #[test]
 fn check_detects_mpk_before_gzip() {
-    let o = modelgate(&["check", &corpus("mpk", "valid-minimal.tar.gz")]);
+    let o = modelgate(&["check", &corpus("mpk", "valid-basic-valid.tar.gz")]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).ends_with("valid-minimal.tar.gz: ok (mpk)\n"));
+    assert!(stdout(&o).ends_with("valid-basic-valid.tar.gz: ok (mpk)\n"));
 }
 
 #[test]
@@ -84,33 +93,65 @@ fn check_json_names_key_and_location() {
     let line = stdout(&o);
     assert!(line.contains(r#""kind":"schema_error""#), "{line}");
     assert!(
-        line.contains(r#""location":{"member":"pre_config.json","offset":7}"#),
+        line.contains(r#""location":{"member":"etc/0_preproc.json","offset":7}"#),
         "{line}"
     );
 }
 
+/// `spec/mpk.md` §7.2: plugins in `sequence` order with their resolved executables, stages
+/// in execution order with their inputs, every file with its destination.
 #[test]
-fn inspect_lists_stages_in_order() {
-    let o = modelgate(&["inspect", &corpus("mpk", "valid-stable-ordering.tar.gz")]);
+fn inspect_lists_plugins_and_stages_in_order() {
+    let file = corpus("mpk", "valid-legacy-cvu-pipeline-at-root.tar.gz");
+    let o = modelgate(&["inspect", &file]);
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
-    let order: Vec<&str> = ["1. pre ", "2. pre_b ", "3. mla_0 ", "4. post "]
-        .iter()
-        .map(|s| text.find(s).map(|_| *s).unwrap_or("missing"))
-        .collect();
-    assert_eq!(order, ["1. pre ", "2. pre_b ", "3. mla_0 ", "4. post "], "{text}");
-    let o = modelgate(&["inspect", "--json", &corpus("mpk", "valid-stable-ordering.tar.gz")]);
+    for line in [
+        "contract legacy_mpk.json (name model, model_sdk_version 2.0.0)\n",
+        "plugin 1 quantize_0 on EV74 kernel quantization_transform executable kernel_name_tbd (not a package file)\n",
+        "plugin 2 mla_0 on MLA executable share/legacy.elf\n",
+        "plugin 3 dequantize_0 on EV74 kernel dequantization_transform\n",
+        "file legacy.elf -> share/legacy.elf (27 bytes)\n",
+        "  1. quant_0 (sequence_id 1) CVU/quant plugin processcvu config etc/0_quant.json input decoder\n",
+        "  2. tess_0 (sequence_id 1) CVU/tess plugin processcvu config etc/0_tess.json input quant_0\n",
+        "  5. dequant_0 (sequence_id 4) CVU/dequantize plugin processcvu config etc/0_dequant.json input detess_0, decoder\n",
+    ] {
+        assert!(text.contains(line), "{line:?} not in {text}");
+    }
+    let o = modelgate(&["inspect", "--json", &file]);
     let json = stdout(&o);
-    let names: Vec<usize> = [
-        "\"name\":\"pre\"",
-        "\"name\":\"pre_b\"",
-        "\"name\":\"mla_0\",\"pluginId\"",
-        "\"name\":\"post\",\"pluginId\"",
-    ]
-    .iter()
-    .map(|n| json.find(n).unwrap_or_else(|| panic!("{n} in {json}")))
-    .collect();
-    assert!(names.windows(2).all(|w| w[0] < w[1]), "{json}");
+    let doc = modelgate_core::json::parse(json.as_bytes(), Default::default()).unwrap();
+    let plugins: Vec<&str> = match &doc.get("plugins").unwrap().node {
+        modelgate_core::json::Node::Array(p) => p.iter().map(|p| p.get("name").unwrap().as_str().unwrap()).collect(),
+        _ => panic!("{json}"),
+    };
+    assert_eq!(plugins, ["quantize_0", "mla_0", "dequantize_0"]);
+    assert!(json.contains(r#""resolved":"share/legacy.elf","sequence":2"#), "{json}");
+    assert!(json.contains(r#""input":["detess_0","decoder"]"#), "{json}");
+    let o = modelgate(&[
+        "inspect",
+        "--json",
+        &corpus("mpk", "valid-missing-pipeline-sequence.tar.gz"),
+    ]);
+    assert!(stdout(&o).contains(r#""pipelines":null"#), "{}", stdout(&o));
+}
+
+/// Every regular file below `dir`, relative, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Differential check against Python's `tarfile` (a second, independent tar reader):

@@ -105,7 +105,7 @@ fn slash_confusables_rejected() {
 
 #[test]
 fn dot_confusables_in_traversal_segments_rejected() {
-    for c in ['\u{FF0E}', '\u{2024}', '\u{FE52}', '\u{3002}', '\u{FF61}'] {
+    for c in ['\u{3002}', '\u{FF61}', '\u{2025}', '\u{A60E}'] {
         for seg in [format!("{c}{c}"), format!(".{c}"), format!("{c}."), format!("{c}")] {
             let p = format!("a/{seg}/b");
             assert_eq!(bad(p.as_bytes()), (PathReason::DotConfusable, 2), "{seg:?}");
@@ -122,10 +122,28 @@ fn ignorables_in_traversal_segments_rejected() {
     assert_eq!(bad(".\u{FE0F}.".as_bytes()), (PathReason::DotConfusable, 0));
 }
 
+/// §2.4: the three dot look-alikes the MPK loader rewrites to `.` are rejected anywhere,
+/// at the first one, before any segment rule.
 #[test]
-fn dot_confusables_in_ordinary_names_accepted() {
-    assert_eq!(ok("model\u{FF0E}json"), "model\u{FF0E}json");
-    assert_eq!(ok("a\u{2024}b/c"), "a\u{2024}b/c");
+fn rewritten_dot_lookalikes_rejected_anywhere() {
+    for c in ['\u{FF0E}', '\u{2024}', '\u{FE52}'] {
+        assert_eq!(
+            bad(format!("extra/v1{c}0.json").as_bytes()),
+            (PathReason::DotLookalike, 8)
+        );
+        assert_eq!(bad(format!("a/{c}{c}/b").as_bytes()), (PathReason::DotLookalike, 2));
+        assert_eq!(bad(format!("{c}").as_bytes()), (PathReason::DotLookalike, 0));
+        assert_eq!(bad(format!("../{c}").as_bytes()), (PathReason::DotLookalike, 3));
+    }
+    assert!(PathReason::DotLookalike.is_traversal());
+}
+
+/// §2.5: the other dot confusables are rejected only where they make a segment look like a
+/// traversal.
+#[test]
+fn other_dot_confusables_in_ordinary_names_accepted() {
+    assert_eq!(ok("model\u{3002}json"), "model\u{3002}json");
+    assert_eq!(ok("a\u{2026}b/c"), "a\u{2026}b/c");
 }
 
 #[test]

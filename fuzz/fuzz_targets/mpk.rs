@@ -21,17 +21,16 @@ fn mix(data: &[u8]) -> usize {
         .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b)))
 }
 
-const CONTRACT: &[u8] =
-    br#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
-const PIPELINE: &[u8] = br#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"p","configPath":"run.json","processor":"MLA","kernel":"mla_inference","dependencies":["decoder"]}]}]}"#;
+const CONTRACT: &[u8] = br#"{"name":"m","plugins":[{"name":"run","sequence":1,"processor":"MLA","type":"sgpProcess","config_params":{"desired_batch_size":1,"actual_batch_size":1},"input_nodes":[],"output_nodes":[],"resources":{"executable":"m.elf"}}]}"#;
+const PIPELINE: &[u8] = br#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"processmla","configPath":"run.json","processor":"MLA","kernel":"infer","input":"decoder"}]}]}"#;
 
 fn package(contract: &[u8], pipeline: &[u8]) -> Vec<u8> {
     let mut w = TarWriter::new(Flavor::Gnu);
     for (p, d) in [
-        ("mpk.json", contract),
-        ("pipeline_sequence.json", pipeline),
-        ("run.json", b"{}"),
-        ("m.elf", b"ELF"),
+        ("etc/m_mpk.json", contract),
+        ("etc/pipeline_sequence.json", pipeline),
+        ("etc/run.json", b"{}"),
+        ("share/m.elf", b"ELF"),
     ] {
         w.append_file(p.as_bytes(), d, &FileMeta::FIXED).expect("fixed paths");
     }
@@ -87,7 +86,11 @@ fuzz_target!(|data: &[u8]| {
         assert!(e.message().starts_with(e.kind.key()));
     }
     if let Ok(p) = &whole {
-        for pl in &p.pipelines {
+        assert!(
+            p.contract.plugins.windows(2).all(|w| w[0].sequence < w[1].sequence),
+            "plugins in sequence order"
+        );
+        for pl in p.pipelines.iter().flatten() {
             assert!(
                 pl.stages.windows(2).all(|w| w[0].sequence_id <= w[1].sequence_id),
                 "stable order"

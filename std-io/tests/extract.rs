@@ -12,16 +12,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-const CONTRACT: &str =
-    r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
-const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"mla","configPath":"run.json","processor":"MLA","kernel":"mla_inference","dependencies":["decoder"]}]}]}"#;
+const CONTRACT: &str = r#"{"name":"m","plugins":[{"name":"run","sequence":1,"processor":"MLA","type":"sgpProcess","config_params":{"desired_batch_size":1,"actual_batch_size":1},"input_nodes":[],"output_nodes":[],"resources":{"executable":"m.elf"}}]}"#;
+const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"processmla","configPath":"run.json","processor":"MLA","kernel":"infer","input":"decoder"}]}]}"#;
 
+/// A package laid out as the MPK tools lay it out: contract and configs under `etc/`, the
+/// model under `share/`.
 fn files() -> Vec<(&'static str, Vec<u8>)> {
     vec![
-        ("mpk.json", CONTRACT.into()),
-        ("pipeline_sequence.json", PIPELINE.into()),
-        ("run.json", b"{}".to_vec()),
-        ("m.elf", vec![0x7f; 200_000]),
+        ("etc/m_mpk.json", CONTRACT.into()),
+        ("etc/pipeline_sequence.json", PIPELINE.into()),
+        ("etc/run.json", b"{}".to_vec()),
+        ("share/m.elf", vec![0x7f; 200_000]),
     ]
 }
 
@@ -82,14 +83,15 @@ fn valid_package_extracted_atomically() {
     fs::write(&pkg, valid()).unwrap();
     let dest = dir.join("out");
     let p = extract(&pkg, &dest, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
-    assert_eq!(p.pipelines[0].stages[0].name, "run");
+    assert_eq!(p.pipelines.unwrap()[0].stages[0].name, "run");
+    assert_eq!(p.contract.plugins[0].resolved.as_deref(), Some("share/m.elf"));
     assert_eq!(
         listing(&dir),
         [
             "model.tar.gz",
             "out",
             "out/etc",
-            "out/etc/mpk.json",
+            "out/etc/m_mpk.json",
             "out/etc/pipeline_sequence.json",
             "out/etc/run.json",
             "out/share",
@@ -299,11 +301,11 @@ fn folders(dir: &Path) -> u64 {
     n
 }
 
-/// `spec/mpk.md` §6.3: forty 1-byte files 254 folders deep (the deepest §2.6 allows) cost
-/// one `mkdir` per folder, not one `mkdir` and one `lstat` per folder of every file's path
-/// (at 1,900 folders, deeper than §2.6 now allows, that was 16 s of system time).
+/// `spec/mpk.md` §3.2.2, §6.3: files are extracted under their names alone, so forty files
+/// 254 archive folders deep (the deepest §2.6 allows) land in `lib/` beside each other, and
+/// extraction makes the class folders only: one `mkdir` each.
 #[test]
-fn deep_folders_are_made_once_not_once_per_file() {
+fn deep_archive_folders_are_flattened() {
     let tmp = modelgate_io::temp::TempDir::create(&std::env::temp_dir(), "mg-extract", "deep").unwrap();
     let deep = "a/".repeat(254);
     let mut all = files();
@@ -319,10 +321,8 @@ fn deep_folders_are_made_once_not_once_per_file() {
     let p = extract(&pkg, &dest, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
     let ops = modelgate_io::dirsink::folder_operations() - before;
     assert_eq!(p.files.len(), 44);
-    let made = folders(&dest);
-    // `etc`, `share`, the class folder of the `.so` files and the 254 folders below it.
-    assert_eq!(made, 257);
-    assert_eq!(ops, made);
-    let last = dest.join(p.files.last().unwrap().dest.as_str());
-    assert_eq!(fs::read(last).unwrap(), b"x");
+    assert_eq!(p.files.last().unwrap().dest, "lib/f39.so");
+    assert_eq!(folders(&dest), 3);
+    assert_eq!(ops, 3);
+    assert_eq!(fs::read(dest.join("lib/f39.so")).unwrap(), b"x");
 }

@@ -61,9 +61,8 @@ fn peak_heap_stays_far_below_package_size() {
     {
         let mut gz = StoredGzip::new(std::io::BufWriter::new(File::create(&pkg).unwrap()));
         let mut small = TarWriter::new(Flavor::Gnu);
-        let contract =
-            br#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
-        let pipeline = br#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"p","configPath":"run.json","processor":"MLA","kernel":"mla_inference"}]}]}"#;
+        let contract = br#"{"name":"m","plugins":[{"name":"run","sequence":1,"processor":"MLA","type":"sgpProcess","config_params":{"desired_batch_size":1,"actual_batch_size":1},"input_nodes":[],"output_nodes":[],"resources":{"executable":"m.elf"}}]}"#;
+        let pipeline = br#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"processmla","configPath":"run.json","processor":"MLA","kernel":"infer","input":"decoder"}]}]}"#;
         small.append_file(b"mpk.json", contract, &FileMeta::FIXED).unwrap();
         small
             .append_file(b"pipeline_sequence.json", pipeline, &FileMeta::FIXED)

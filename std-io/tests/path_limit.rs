@@ -2,7 +2,9 @@
 //! would pass the operating system's path limit is a rejection of the format's limit kind
 //! at its entry, decided before anything is written for it, and nothing is left on disk;
 //! a path exactly at the limit is extracted. The destinations are long folders, so the
-//! entry paths stay well within the archive path rules (`spec/mpk.md` §2.6).
+//! entry paths stay well within the archive path rules (`spec/mpk.md` §2.6); an MPK file is
+//! extracted under its name alone (`spec/mpk.md` §3.2.2), so its folders are deep enough
+//! that the room is shorter than a name may be.
 //!
 //! The room below a destination, by §6.5 on Linux: 4096 − 1 (NUL) − the real path of the
 //! folder the temporary tree is made in − 1 (`/`) − the longest temporary name (its stem,
@@ -68,6 +70,12 @@ fn path_of_len(len: usize, end: &str) -> String {
     p
 }
 
+/// A file name of exactly `len` bytes ending in `end` (at most 255: one path segment).
+fn name_of_len(len: usize, end: &str) -> String {
+    assert!(len <= 255);
+    "q".repeat(len - end.len()) + end
+}
+
 /// The room `spec/mpk.md` §6.5 leaves below a temporary tree made in the folder whose real
 /// path is `folder_len` bytes long, named from `stem` and `tag` (a DEST name of at most 128
 /// bytes: the root's name is then the longer).
@@ -82,9 +90,8 @@ fn path_max_is_linuxs() {
 
 // ---------------------------------------------------------------- MPK
 
-const CONTRACT: &str =
-    r#"{"mpk_version":"1.0","model":"m","stages":[{"name":"run","processor":"MLA","executable":"m.elf"}]}"#;
-const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"mla","configPath":"run.json","processor":"MLA","kernel":"mla_inference","dependencies":["decoder"]}]}]}"#;
+const CONTRACT: &str = r#"{"name":"m","plugins":[{"name":"run","sequence":1,"processor":"MLA","type":"sgpProcess","config_params":{"desired_batch_size":1,"actual_batch_size":1},"input_nodes":[],"output_nodes":[],"resources":{"executable":"m.elf"}}]}"#;
+const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"run","pluginId":"processmla","configPath":"run.json","processor":"MLA","kernel":"infer","input":"decoder"}]}]}"#;
 
 /// A valid package with a last file at `long` (a `.so`, so it lands at `lib/<long>`), and
 /// the tar offset of that file's first header.
@@ -112,7 +119,7 @@ fn package_with(long: &str) -> (Vec<u8>, u64) {
 /// itself is elsewhere); returns the outcome, the folder and the path.
 fn extract_at(tmp: &TempDir, folder_len: usize, dest_len: usize) -> (Result<(), ExtractError>, PathBuf, String) {
     let folder = long_folder(tmp.path(), folder_len);
-    let path = path_of_len(dest_len - "lib/".len(), ".so");
+    let path = name_of_len(dest_len - "lib/".len(), ".so");
     let (bytes, _) = package_with(&path);
     let pkg = tmp.path().join("long.tar.gz");
     fs::write(&pkg, bytes).unwrap();
@@ -120,12 +127,16 @@ fn extract_at(tmp: &TempDir, folder_len: usize, dest_len: usize) -> (Result<(), 
     (r.map(|_| ()), folder, path)
 }
 
+/// The real path length of a folder below which an MPK DEST named `out` has 150 bytes of
+/// room: a file name of 146 bytes in `lib/`.
+const MPK_FOLDER: usize = PATH_MAX - 1 - 1 - ("out".len() + "mpk-tmp".len() + TEMP_EXTRA) - 1 - 150;
+
 /// Today's failure: a file 100 bytes past the room, which is past the kernel's `PATH_MAX`
 /// too whatever the temporary name's digits, was an I/O error (`ENAMETOOLONG`, exit 2).
 #[test]
 fn mpk_entry_past_the_path_limit_below_the_destination_is_size_limit_exceeded_at_the_entry() {
     let tmp = scratch("mpk-over");
-    let folder_len = 3000;
+    let folder_len = MPK_FOLDER;
     let dest_len = room(folder_len, "out", "mpk-tmp") + 100;
     let (r, folder, path) = extract_at(&tmp, folder_len, dest_len);
     let (_, at) = package_with(&path);
@@ -144,8 +155,8 @@ fn mpk_entry_past_the_path_limit_below_the_destination_is_size_limit_exceeded_at
 #[test]
 fn mpk_entry_one_byte_past_the_room_is_refused_and_leaves_nothing() {
     let tmp = scratch("mpk-one");
-    let dest_len = room(3000, "out", "mpk-tmp") + 1;
-    let (r, folder, _) = extract_at(&tmp, 3000, dest_len);
+    let dest_len = room(MPK_FOLDER, "out", "mpk-tmp") + 1;
+    let (r, folder, _) = extract_at(&tmp, MPK_FOLDER, dest_len);
     assert!(
         matches!(&r, Err(ExtractError::Rejected(e)) if e.kind == MpkKind::SizeLimitExceeded),
         "{r:?}"
@@ -156,8 +167,9 @@ fn mpk_entry_one_byte_past_the_room_is_refused_and_leaves_nothing() {
 #[test]
 fn mpk_entry_exactly_at_the_room_is_extracted() {
     let tmp = scratch("mpk-at");
-    let dest_len = room(3000, "out", "mpk-tmp");
-    let (r, folder, path) = extract_at(&tmp, 3000, dest_len);
+    let dest_len = room(MPK_FOLDER, "out", "mpk-tmp");
+    assert_eq!(dest_len, 150);
+    let (r, folder, path) = extract_at(&tmp, MPK_FOLDER, dest_len);
     r.unwrap();
     assert_eq!(sorted_names(&folder), ["out"]);
     assert_eq!(fs::read(folder.join("out/lib").join(&path)).unwrap(), b"long");
@@ -261,16 +273,22 @@ fn mpk_destination_with_a_long_name_is_extracted_into_a_root_of_a_cut_name() {
 #[test]
 fn mpk_destination_with_a_long_name_has_the_room_its_published_paths_leave() {
     let tmp = scratch("mpk-name-room");
-    let folder = long_folder(tmp.path(), 3000);
     let name = "n".repeat(240);
-    assert!(room_below_dest(3000, name.len()) < room(3000, &name[..128], "mpk-tmp"));
-    refused_past_and_extracted_at_the_room(&tmp, &folder.join(&name), &folder.join(&name), 3000);
+    let folder_len = folder_for_room(name.len());
+    let folder = long_folder(tmp.path(), folder_len);
+    assert!(room_below_dest(folder_len, name.len()) < room(folder_len, &name[..128], "mpk-tmp"));
+    refused_past_and_extracted_at_the_room(&tmp, &folder.join(&name), &folder.join(&name), folder_len);
 }
 
 /// The room below DEST, whose folder's real path has `folder_len` bytes and whose own name
 /// `name_len`, when that name is longer than the root's (§6.5).
 fn room_below_dest(folder_len: usize, name_len: usize) -> usize {
     PATH_MAX - 1 - folder_len - 1 - name_len - 1
+}
+
+/// The folder length that leaves 150 bytes of room below a DEST named with `name_len` bytes.
+fn folder_for_room(name_len: usize) -> usize {
+    PATH_MAX - 1 - 1 - name_len - 1 - 150
 }
 
 /// Extracts a package whose last destination path is one byte past the room below `real`
@@ -282,7 +300,7 @@ fn refused_past_and_extracted_at_the_room(tmp: &TempDir, dest: &Path, real: &Pat
     let folder = real.parent().unwrap();
     let before = sorted_names(folder);
     let pkg = tmp.path().join("p.tar.gz");
-    let path = path_of_len(room + 1 - "lib/".len(), ".so");
+    let path = name_of_len(room + 1 - "lib/".len(), ".so");
     let (bytes, at) = package_with(&path);
     fs::write(&pkg, bytes).unwrap();
     match extract(&pkg, dest, MpkLimits::DEFAULT, &mut |_, _| {}) {
@@ -293,7 +311,7 @@ fn refused_past_and_extracted_at_the_room(tmp: &TempDir, dest: &Path, real: &Pat
         other => panic!("{other:?}"),
     }
     assert_eq!(sorted_names(folder), before);
-    let path = path_of_len(room - "lib/".len(), ".so");
+    let path = name_of_len(room - "lib/".len(), ".so");
     let (bytes, _) = package_with(&path);
     fs::write(&pkg, bytes).unwrap();
     extract(&pkg, dest, MpkLimits::DEFAULT, &mut |_, _| {}).unwrap();
@@ -308,9 +326,10 @@ fn refused_past_and_extracted_at_the_room(tmp: &TempDir, dest: &Path, real: &Pat
 fn mpk_destination_with_a_long_non_utf8_name_has_the_room_of_its_bytes() {
     use std::os::unix::ffi::OsStrExt;
     let tmp = scratch("mpk-name-bytes");
-    let folder = long_folder(tmp.path(), 3000);
+    let folder_len = folder_for_room(250);
+    let folder = long_folder(tmp.path(), folder_len);
     let name = std::ffi::OsStr::from_bytes(&[0xff; 250]);
-    refused_past_and_extracted_at_the_room(&tmp, &folder.join(name), &folder.join(name), 3000);
+    refused_past_and_extracted_at_the_room(&tmp, &folder.join(name), &folder.join(name), folder_len);
 }
 
 /// §6.3, §6.5: DEST reached through a link and `..` (relative to nothing the process
@@ -318,11 +337,12 @@ fn mpk_destination_with_a_long_non_utf8_name_has_the_room_of_its_bytes() {
 #[test]
 fn mpk_destination_through_a_link_and_dot_dot_is_measured_at_its_real_path() {
     let tmp = scratch("mpk-link");
-    let folder = long_folder(tmp.path(), 3000);
+    let name = "n".repeat(200);
+    let folder_len = folder_for_room(name.len());
+    let folder = long_folder(tmp.path(), folder_len);
     fs::create_dir(folder.join("sub")).unwrap();
     let link = tmp.path().join("ln");
     std::os::unix::fs::symlink(&folder, &link).unwrap();
-    let name = "n".repeat(200);
     let dest = link.join("sub/..").join(&name);
-    refused_past_and_extracted_at_the_room(&tmp, &dest, &folder.join(&name), 3000);
+    refused_past_and_extracted_at_the_room(&tmp, &dest, &folder.join(&name), folder_len);
 }

@@ -8,9 +8,9 @@ use modelgate_core::gzip::write_gzip;
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
 use std::path::{Path, PathBuf};
 
-const CONTRACT: &str = r#"{"mpk_version":"1.0","model":"resnet50","stages":[{"name":"mla_0","processor":"MLA","executable":"resnet50_mla.elf"},{"name":"post","processor":"A65","executable":"libpost.so"}]}"#;
+const CONTRACT: &str = r#"{"name":"resnet50","model_sdk_version":"2.0.0","plugins":[{"name":"quantize_0","sequence":1,"processor":"EV74","type":"sgpProcess","config_params":{"kernel":"quantization_transform","params":{}},"input_nodes":[],"output_nodes":[]},{"name":"MLA_0","sequence":2,"processor":"MLA","type":"sgpProcess","config_params":{"desired_batch_size":1,"actual_batch_size":1},"input_nodes":[],"output_nodes":[],"resources":{"executable":"resnet50_mla.elf"}},{"name":"post","sequence":3,"processor":"A65","type":"sgpProcess","config_params":{"kernel":"processtvm"},"input_nodes":[],"output_nodes":[],"resources":{"executable":"libpost.so"}}]}"#;
 
-const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"pre","pluginId":"p_pre","configPath":"pre_config.json","processor":"EV74","kernel":"quantization_transform","dependencies":["decoder"]},{"sequence_id":2,"name":"mla_0","pluginId":"p_mla_0","configPath":"mla_0_config.json","processor":"MLA","kernel":"mla_inference","dependencies":["pre"]},{"sequence_id":3,"name":"post","pluginId":"p_post","configPath":"post_config.json","processor":"A65","kernel":"a65_postprocess","dependencies":["mla_0"]}]}]}"#;
+const PIPELINE: &str = r#"{"pipelines":[{"sequence":[{"sequence_id":1,"name":"pre","pluginId":"processcvu","configPath":"pre_config.json","processor":"CVU","kernel":"quanttess","input":"decoder"},{"sequence_id":2,"name":"mla_0","pluginId":"processmla","configPath":"mla_0_config.json","processor":"MLA","kernel":"infer","input":"pre"},{"sequence_id":3,"name":"post","pluginId":"processcvu","configPath":"post_config.json","processor":"CVU","kernel":"detessdequant","input":["mla_0"]}]}]}"#;
 
 /// The package with `payload` bytes of stage binaries (7/8 in the MLA executable).
 pub fn package(dir: &Path, payload: usize) -> PathBuf {
@@ -18,13 +18,13 @@ pub fn package(dir: &Path, payload: usize) -> PathBuf {
         let mla = elf(payload / 8 * 7, 21);
         let post = elf(payload / 8, 22);
         let files: [(&str, &[u8]); 7] = [
-            ("mpk.json", CONTRACT.as_bytes()),
-            ("pipeline_sequence.json", PIPELINE.as_bytes()),
-            ("pre_config.json", b"{\"scale\":0.5}"),
-            ("mla_0_config.json", b"{\"batch\":1}"),
-            ("post_config.json", b"{}"),
-            ("resnet50_mla.elf", &mla),
-            ("libpost.so", &post),
+            ("etc/resnet50_mpk.json", CONTRACT.as_bytes()),
+            ("etc/pipeline_sequence.json", PIPELINE.as_bytes()),
+            ("etc/pre_config.json", b"{\"scale\":0.5}"),
+            ("etc/mla_0_config.json", b"{\"batch\":1}"),
+            ("etc/post_config.json", b"{}"),
+            ("share/resnet50_mla.elf", &mla),
+            ("lib/libpost.so", &post),
         ];
         let meta = FileMeta {
             mode: 0o644,

@@ -23,9 +23,18 @@ pub const DOTS: &[char] = &[
     '\u{1D16D}',
 ];
 
+/// The dot look-alikes that the MPK loader rewrites to `.` before it checks a path, rejected
+/// anywhere in a path (§2.4): `v1\u{FF0E}0.json` would be `v1.0.json` to that reader.
+pub const REWRITTEN_DOTS: &[char] = &['\u{FF0E}', '\u{2024}', '\u{FE52}'];
+
 /// True for a slash or backslash confusable (§2.4).
 pub fn is_slash_confusable(c: char) -> bool {
     SLASHES.contains(&c)
+}
+
+/// True for a dot look-alike that another reader rewrites to `.` (§2.4).
+pub fn is_rewritten_dot(c: char) -> bool {
+    REWRITTEN_DOTS.contains(&c)
 }
 
 /// True for a dot confusable (§2.5).

@@ -24,6 +24,8 @@ pub enum PathReason {
     Traversal,
     /// A slash or backslash confusable (§2.4).
     SlashConfusable,
+    /// A dot look-alike that another reader rewrites to `.`, anywhere (§2.4).
+    DotLookalike,
     /// A traversal-like segment holding a dot confusable or ignorable (§2.5).
     DotConfusable,
     /// A segment of dots and spaces other than `.` and `..` (§2.5).
@@ -65,6 +67,7 @@ impl fmt::Display for PathReason {
             PathReason::Absolute => "path is absolute",
             PathReason::Traversal => "path has a .. segment",
             PathReason::SlashConfusable => "path holds a Unicode slash or backslash look-alike",
+            PathReason::DotLookalike => "path holds a Unicode dot look-alike (U+FF0E, U+2024 or U+FE52)",
             PathReason::DotConfusable => "path segment is a dot look-alike traversal",
             PathReason::DotSegment => "path segment is made of dots and spaces",
             PathReason::TrailingDotOrSpace => "path segment ends in a dot or space",

@@ -1,6 +1,6 @@
 //! One raw entry path to its normalised form (`spec/mpk.md` §2.1 to §2.6).
 
-use super::confusables::{is_dot_confusable, is_ignorable, is_slash_confusable};
+use super::confusables::{is_dot_confusable, is_ignorable, is_rewritten_dot, is_slash_confusable};
 use super::error::{PathError, PathReason};
 use alloc::string::String;
 
@@ -84,6 +84,7 @@ fn check_characters(text: &str) -> Result<(), PathError> {
             ':' => PathReason::Colon,
             c if c.is_ascii_control() => PathReason::ControlCharacter,
             c if is_slash_confusable(c) => PathReason::SlashConfusable,
+            c if is_rewritten_dot(c) => PathReason::DotLookalike,
             _ => continue,
         };
         return Err(err(reason, i));

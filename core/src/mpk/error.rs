@@ -2,11 +2,12 @@
 //! key, every error with a location.
 
 use crate::Location;
-use crate::archive_path::{PathError, PathLimits, normalize};
+use crate::archive_path::{PathError, PathLimits, PathReason, normalize};
 use crate::gzip::GzipError;
 use crate::json::{Cursor, FieldError, Problem};
 use crate::report::Rejection;
 use crate::tar::TarError;
+use crate::tar::reader::lossy_name;
 use alloc::format;
 use alloc::string::{String, ToString};
 use core::fmt;
@@ -99,9 +100,10 @@ impl MpkError {
     }
 
     /// An entry path failed `spec/mpk.md` §2 (§5.2): traversal-class rules are
-    /// `path_traversal`, the rest `invalid_archive`.
+    /// `path_traversal`, the rest `invalid_archive`; so is invalid UTF-8, as the MPK loader
+    /// classes it (§3.1 step 2).
     pub fn from_path(e: &PathError, entry: &str, header_offset: u64) -> Self {
-        let kind = if e.reason.is_traversal() {
+        let kind = if e.reason.is_traversal() && e.reason != PathReason::InvalidUtf8 {
             MpkKind::PathTraversal
         } else {
             MpkKind::InvalidArchive
@@ -172,4 +174,10 @@ pub(crate) fn member_path(raw: &str, at: &Cursor<'_, '_>, member: &str, what: &s
         let here = at.error(Problem::Rule("invalid path"));
         MpkError::at_value(kind, format!("{what}: {}", e.reason), &here, member)
     })
+}
+
+/// A JSON string value as a message shows it: quoted, control characters escaped, at most
+/// 256 bytes of it (messages never echo long input).
+pub(crate) fn shown(value: &str) -> String {
+    format!("\"{}\"", lossy_name(value.as_bytes()))
 }

@@ -4,10 +4,11 @@
 //!
 //! - [`error`]: the five taxonomy keys and [`MpkError`] (§5).
 //! - [`limits`]: [`MpkLimits`] (§4).
-//! - [`classify()`]: `*.json` → `etc/`, `*.so` → `lib/`, `*.elf` → `share/` (§3.2).
-//! - [`registry`]: the closed (processor, kernel) registry (§3.6).
+//! - [`classify()`]: `*.json`, `*.yaml`, `*.yml` → `etc/`, `*.so` → `lib/`, `*.elf` →
+//!   `share/`, each file under its name alone (§3.2).
+//! - [`registry`]: the processors, kernels and plugin types a package may name (§3.6).
 //! - [`pipeline`]: `pipeline_sequence.json` (§3.4, §3.5).
-//! - [`contract`]: `mpk.json` / `*_mpk.json` (§3.7).
+//! - [`contract`]: `mpk.json` / `*_mpk.json`, its plugins and their executables (§3.7).
 //! - [`package`]: the entry-by-entry check and the whole-package rules (§3.1, §3.3).
 //! - [`read`]: [`MpkReader`], gzip → tar → check → [`crate::tar::EntrySink`] (§6.2), made
 //!   of [`MpkInflate`] (the compressed half) and [`MpkEntries`] (the tar half).
@@ -21,14 +22,14 @@ pub mod pipeline;
 pub mod read;
 pub mod registry;
 
-pub use classify::{Class, classify};
-pub use contract::{Contract, ContractStage};
+pub use classify::{Class, classify, destination};
+pub use contract::{Contract, Plugin};
 pub use error::{MpkError, MpkKind};
 pub use limits::MpkLimits;
 pub use package::{Decision, Package, PackageCheck, PackageFile};
-pub use pipeline::{Pipeline, Stage};
+pub use pipeline::{Dependency, Pipeline, Stage};
 pub use read::{Failure, MpkEntries, MpkInflate, MpkReader, check_tar_gz};
-pub use registry::Registry;
+pub use registry::{KernelUse, PluginProcessor, Registry, StageProcessor};
 
 /// Corpus format name (CONVENTIONS.md).
 pub const MPK_FORMAT: &str = "mpk";

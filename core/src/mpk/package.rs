@@ -1,8 +1,9 @@
-//! The package check over tar entries (`spec/mpk.md` §3.1 to §3.3, §3.8): entry types,
-//! paths, classes, limits, JSON documents, required content, pipeline and contract.
+//! The package check over tar entries (`spec/mpk.md` §3.1 to §3.3): entry types, paths,
+//! classes, the flattened layout and its collisions, limits, JSON documents, required
+//! content, the contract and the pipeline.
 
-use super::classify::{Class, classify, is_contract_name};
-use super::contract::{Contract, parse_contract, parse_contract_json, search_order};
+use super::classify::{Class, basename, classify, destination, is_contract_name};
+use super::contract::{Contract, parse_contract, parse_contract_json};
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
 use super::pipeline::{PIPELINE_FILE, Pipeline, read_pipelines};
@@ -21,12 +22,12 @@ use alloc::vec::Vec;
 pub enum Decision {
     /// A directory: accepted and ignored; it has no data.
     Ignore,
-    /// A file to extract to `dest` (`<class folder><normalised path>`).
+    /// A file to extract to `dest` (`<class folder><file name>`, §3.2).
     Extract {
+        /// Normalised archive path.
+        path: String,
         /// Destination relative to the extraction root.
         dest: String,
-        /// The file's class.
-        class: Class,
     },
 }
 
@@ -35,7 +36,7 @@ pub enum Decision {
 pub struct PackageFile {
     /// Normalised archive path.
     pub path: String,
-    /// Destination relative to the extraction root.
+    /// Destination relative to the extraction root: the class folder and the file name.
     pub dest: String,
     /// Class.
     pub class: Class,
@@ -52,8 +53,9 @@ pub struct Package {
     pub contract_path: String,
     /// The contract.
     pub contract: Contract,
-    /// The pipelines, stages in execution order.
-    pub pipelines: Vec<Pipeline>,
+    /// The pipelines of `pipeline_sequence.json`, stages in execution order; `None` when the
+    /// package has none (it is optional, §3.3.3).
+    pub pipelines: Option<Vec<Pipeline>>,
 }
 
 struct Current {
@@ -65,32 +67,41 @@ struct Current {
 }
 
 /// Checks a package entry by entry as the tar reader delivers it (`spec/mpk.md` §3).
-/// JSON files are buffered (at most `max_json_bytes` each) and parsed strictly when
-/// they end; other data is only counted.
+/// JSON files are buffered (at most `max_total_json_bytes` together) and parsed strictly
+/// when they end; other data is only counted.
 pub struct PackageCheck {
     limits: MpkLimits,
     registry: Registry,
-    set: PathSet,
+    /// Archive paths (§2.7) and destinations (§3.2.3): one duplicate rule for both.
+    paths: PathSet,
+    dests: PathSet,
     entries: u64,
+    json_bytes: u64,
     files: Vec<PackageFile>,
-    docs: BTreeMap<String, Value>,
-    /// The verdict on `pipeline_sequence.json` (§3.4, §3.5), reported when the package ends.
-    pipelines: Option<Result<Vec<Pipeline>, MpkError>>,
+    /// The first contract's path and kept value, and the path of a second one (§3.3.2).
+    contract: Option<(String, Value)>,
+    second_contract: Option<String>,
+    /// The path of `pipeline_sequence.json` and the verdict on it (§3.4, §3.5), reported
+    /// when the package ends.
+    pipelines: Option<(String, Result<Vec<Pipeline>, MpkError>)>,
     current: Option<Current>,
     hash_key: [u64; 2],
 }
 
 impl PackageCheck {
-    /// A check under `limits` and `registry`; `hash_key` keys the duplicate table and
+    /// A check under `limits` and `registry`; `hash_key` keys the duplicate tables and
     /// the JSON name tables.
     pub fn new(limits: MpkLimits, registry: Registry, hash_key: [u64; 2]) -> Self {
         PackageCheck {
             limits,
             registry,
-            set: PathSet::new(hash_key),
+            paths: PathSet::new(hash_key),
+            dests: PathSet::new(hash_key),
             entries: 0,
+            json_bytes: 0,
             files: Vec::new(),
-            docs: BTreeMap::new(),
+            contract: None,
+            second_contract: None,
             pipelines: None,
             current: None,
             hash_key,
@@ -98,7 +109,7 @@ impl PackageCheck {
     }
 
     /// Decides an entry (§3.1, in this order): count limit, path (§2), entry type,
-    /// duplicates, class, size limits.
+    /// duplicates, class, destination collisions, size limits.
     pub fn entry(&mut self, e: &Entry) -> Result<Decision, MpkError> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
@@ -142,46 +153,25 @@ impl PackageCheck {
                 ));
             }
         };
-        self.set.insert(&path, is_dir).map_err(|se| {
-            let kind = match se {
-                SetError::Full => MpkKind::SizeLimitExceeded,
-                _ => MpkKind::InvalidArchive,
-            };
-            MpkError::new(kind, format!("{se}"), at())
-        })?;
+        self.paths.insert(&path, is_dir).map_err(|se| set_error(se, at()))?;
         if is_dir {
             return Ok(Decision::Ignore);
         }
         let Some(class) = classify(&path) else {
             return Err(MpkError::new(
-                MpkKind::InvalidArchive,
-                "file is not .json, .so or .elf",
+                MpkKind::SchemaError,
+                "file type not allowed in a package (.json, .yaml, .yml, .so, .elf)",
                 at(),
             ));
         };
-        if e.size > self.limits.max_entry_bytes {
-            return Err(MpkError::new(
-                MpkKind::SizeLimitExceeded,
-                "entry larger than max_entry_bytes",
-                at(),
-            ));
-        }
-        let json = if class == Class::Json {
-            if e.size > self.limits.max_json_bytes {
-                return Err(MpkError::new(
-                    MpkKind::SizeLimitExceeded,
-                    "JSON file larger than max_json_bytes",
-                    at(),
-                ));
-            }
-            let mut buf = Vec::new();
-            buf.try_reserve_exact(usize::try_from(e.size).unwrap_or(usize::MAX))
-                .map_err(|_| MpkError::new(MpkKind::SizeLimitExceeded, "JSON file does not fit in memory", at()))?;
-            Some(buf)
-        } else {
-            None
-        };
-        let dest = format!("{}{}", class.folder(), path);
+        let dest = destination(&path, class);
+        self.dests.insert(&dest, false).map_err(|se| match se {
+            SetError::Duplicate => self.collision(&path, &dest, at()),
+            other => set_error(other, at()),
+        })?;
+        let json = self
+            .limit_sizes(e.size, class)
+            .map_err(|detail| MpkError::new(MpkKind::SizeLimitExceeded, detail, at()))?;
         self.files.push(PackageFile {
             path: path.clone(),
             dest: dest.clone(),
@@ -189,17 +179,50 @@ impl PackageCheck {
             size: e.size,
         });
         self.current = Some(Current {
-            path,
+            path: path.clone(),
             size: e.size,
             received: 0,
             json,
             header_offset: e.header_offset,
         });
-        Ok(Decision::Extract { dest, class })
+        Ok(Decision::Extract { path, dest })
+    }
+
+    /// §3.1 step 7: the size limits, from the header before any byte is buffered; a JSON
+    /// file gets its buffer.
+    fn limit_sizes(&mut self, size: u64, class: Class) -> Result<Option<Vec<u8>>, &'static str> {
+        if size > self.limits.max_entry_bytes {
+            return Err("entry larger than max_entry_bytes");
+        }
+        if class != Class::Json {
+            return Ok(None);
+        }
+        self.json_bytes = self.json_bytes.saturating_add(size);
+        if self.json_bytes > self.limits.max_total_json_bytes {
+            return Err("JSON files larger than max_total_json_bytes together");
+        }
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(usize::try_from(size).unwrap_or(usize::MAX))
+            .map_err(|_| "JSON file does not fit in memory")?;
+        Ok(Some(buf))
+    }
+
+    /// §3.2.3: `path` extracts to `dest`, where an earlier file already does.
+    fn collision(&self, path: &str, dest: &str, at: Location) -> MpkError {
+        let earlier = self.files.iter().find(|f| f.dest.eq_ignore_ascii_case(dest));
+        debug_assert!(
+            earlier.is_some(),
+            "a destination is a duplicate only of an earlier file's"
+        );
+        let detail = match earlier {
+            Some(f) => format!("{} and {path} both extract to {dest}", f.path),
+            None => format!("{path} extracts to {dest} twice"),
+        };
+        MpkError::new(MpkKind::InvalidArchive, detail, at)
     }
 
     /// A piece of the current file's data; counted against its declared size again
-    /// (§4.2) and buffered for JSON.
+    /// (§4) and buffered for JSON.
     pub fn data(&mut self, chunk: &[u8]) -> Result<(), MpkError> {
         let Some(cur) = self.current.as_mut() else {
             return Ok(());
@@ -221,7 +244,7 @@ impl PackageCheck {
         Ok(())
     }
 
-    /// The current file ended: a JSON file is parsed strictly now (§3.3).
+    /// The current file ended: a JSON file is parsed strictly now (§3.3.1).
     pub fn entry_end(&mut self) -> Result<(), MpkError> {
         let Some(cur) = self.current.take() else { return Ok(()) };
         if cur.received != cur.size {
@@ -232,81 +255,84 @@ impl PackageCheck {
                 loc,
             ));
         }
-        if let Some(buf) = cur.json {
-            let limits = Limits {
-                max_bytes: usize::try_from(self.limits.max_json_bytes).unwrap_or(usize::MAX),
-                max_depth: self.limits.max_json_depth,
-            };
-            let err = |e: json::Error| json_error(&e, &cur.path);
-            // §3.3.1: every JSON file is checked. Only the contract, whose rules read it, is
-            // built into a value, and only the parts those rules read (a value costs some 60
-            // bytes per element at its peak); the pipeline's rules run over its tokens, one
-            // pipeline at a time, and the pipelines are built only if they all pass.
-            let max_stages = self.limits.max_stages;
-            let root = !cur.path.contains('/');
-            if root && is_contract_name(&cur.path) {
-                let doc = parse_contract_json(&buf, limits, self.hash_key, max_stages).map_err(err)?;
-                self.docs.insert(cur.path, doc);
-            } else if root && cur.path == PIPELINE_FILE {
-                let verdict = read_pipelines(&buf, limits, self.hash_key, &self.registry, max_stages).map_err(err)?;
-                self.pipelines = Some(verdict);
-            } else {
-                json::validate_keyed(&buf, limits, self.hash_key).map_err(err)?;
+        let Some(buf) = cur.json else { return Ok(()) };
+        let limits = Limits {
+            max_bytes: usize::try_from(self.limits.max_total_json_bytes).unwrap_or(usize::MAX),
+            max_depth: self.limits.max_json_depth,
+        };
+        let err = |e: json::Error| json_error(&e, &cur.path);
+        // §3.3.1: every JSON file is checked. Only the contract is built into a value, and
+        // only the parts its rules read; the pipeline's rules run over its tokens, one
+        // pipeline at a time, and the pipelines are built only if they all pass.
+        let max_stages = self.limits.max_stages;
+        let name = basename(&cur.path);
+        if is_contract_name(name) {
+            let doc = parse_contract_json(&buf, limits, self.hash_key, &self.registry, max_stages).map_err(err)?;
+            match self.contract {
+                None => self.contract = Some((cur.path, doc)),
+                Some(_) => {
+                    if self.second_contract.is_none() {
+                        self.second_contract = Some(cur.path);
+                    }
+                }
             }
+        } else if name == PIPELINE_FILE {
+            let verdict = read_pipelines(&buf, limits, self.hash_key, &self.registry, max_stages).map_err(err)?;
+            // The rules name the file `pipeline_sequence.json`; the package names its path.
+            let verdict = verdict.map_err(|mut e| {
+                e.location.member = Some(cur.path.clone());
+                e
+            });
+            self.pipelines = Some((cur.path, verdict));
+        } else {
+            json::validate_keyed(&buf, limits, self.hash_key).map_err(err)?;
         }
         Ok(())
     }
 
-    /// The archive ended: required content, pipeline and contract (§3.3, §3.4, §3.7).
+    /// The archive ended: the whole-package rules, in this order (§3.3): entries, one
+    /// contract, a model binary, the contract's rules, the pipeline's rules and its config
+    /// files.
     pub fn finish(mut self) -> Result<Package, MpkError> {
-        let none = Location::NONE;
-        // §3.3: exactly one contract at the package root.
-        let mut contracts = self.docs.keys().filter(|k| !k.contains('/') && is_contract_name(k));
-        let Some(contract_path) = contracts.next().cloned() else {
+        if self.entries == 0 {
+            return Err(MpkError::new(
+                MpkKind::InvalidArchive,
+                "archive has no entries",
+                Location::NONE,
+            ));
+        }
+        let Some((contract_path, doc)) = self.contract.take() else {
             return Err(MpkError::new(
                 MpkKind::SchemaError,
                 "package has no mpk.json or *_mpk.json",
-                none,
+                Location::NONE,
             ));
         };
-        if let Some(second) = contracts.next() {
-            let loc = Location::NONE.in_member(second);
+        if let Some(second) = &self.second_contract {
             return Err(MpkError::new(
                 MpkKind::SchemaError,
-                "package has more than one MPK contract",
-                loc,
+                format!("package has more than one MPK contract ({contract_path} first)"),
+                Location::NONE.in_member(second),
             ));
         }
-        let Some(verdict) = self.pipelines.take() else {
+        if !self.files.iter().any(|f| f.class.is_binary()) {
             return Err(MpkError::new(
-                MpkKind::SchemaError,
-                "package has no pipeline_sequence.json",
-                none,
-            ));
-        };
-        if !self
-            .files
-            .iter()
-            .any(|f| matches!(f.class, Class::Elf | Class::SharedObject))
-        {
-            return Err(MpkError::new(
-                MpkKind::SchemaError,
+                MpkKind::InvalidArchive,
                 "package has no .elf or .so model binary",
-                none,
+                Location::NONE,
             ));
         }
-        let pipelines = verdict?;
-        self.check_configs(&pipelines)?;
-        let first = pipelines.first().cloned().unwrap_or_default();
-        let contract_doc = self.docs.get(&contract_path).ok_or_else(|| {
-            MpkError::new(
-                MpkKind::SchemaError,
-                "package has no mpk.json or *_mpk.json",
-                none.clone(),
-            )
-        })?;
-        let contract = parse_contract(contract_doc, &contract_path, &first)?;
-        self.check_executables(&contract, &contract_path)?;
+        let classes: BTreeMap<&str, Class> = self.files.iter().map(|f| (f.dest.as_str(), f.class)).collect();
+        let files = |dest: &str| classes.get(dest).copied();
+        let contract = parse_contract(&doc, &contract_path, &self.registry, self.limits.max_stages, &files)?;
+        let pipelines = match self.pipelines.take() {
+            Some((path, verdict)) => {
+                let pipelines = verdict?;
+                check_configs(&pipelines, &path, &files)?;
+                Some(pipelines)
+            }
+            None => None,
+        };
         Ok(Package {
             files: self.files,
             contract_path,
@@ -314,60 +340,40 @@ impl PackageCheck {
             pipelines,
         })
     }
+}
 
-    /// §3.3: every stage's `configPath` names a JSON file of the package.
-    fn check_configs(&self, pipelines: &[Pipeline]) -> Result<(), MpkError> {
-        let json: BTreeMap<&str, ()> = self
-            .files
-            .iter()
-            .filter(|f| f.class == Class::Json)
-            .map(|f| (f.path.as_str(), ()))
-            .collect();
-        for (pi, p) in pipelines.iter().enumerate() {
-            for st in &p.stages {
-                if !json.contains_key(st.config_path.as_str()) {
-                    let path = format!("pipeline_sequence.pipelines[{pi}].sequence[{}].configPath", st.index);
-                    let loc = Location {
-                        member: Some(String::from(PIPELINE_FILE)),
-                        path: Some(path),
-                        offset: None,
-                    };
-                    return Err(MpkError::new(
-                        MpkKind::SchemaError,
-                        "configPath names no JSON file of the package",
-                        loc,
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// §3.7.4: every contract executable is in the package.
-    fn check_executables(&self, contract: &Contract, member: &str) -> Result<(), MpkError> {
-        let files: BTreeMap<&str, ()> = self.files.iter().map(|f| (f.dest.as_str(), ())).collect();
-        for (i, st) in contract.stages.iter().enumerate() {
-            let found = search_order(&st.processor)
-                .iter()
-                .any(|folder| files.contains_key(format!("{folder}{}", st.executable).as_str()));
-            if !found {
+/// §3.4.4: every stage's `configPath` names a JSON file extracted to `etc/`.
+fn check_configs(pipelines: &[Pipeline], member: &str, files: &dyn Fn(&str) -> Option<Class>) -> Result<(), MpkError> {
+    for (pi, p) in pipelines.iter().enumerate() {
+        for st in &p.stages {
+            if files(&format!("etc/{}", st.config_path)) != Some(Class::Json) {
+                let path = format!("pipeline_sequence.pipelines[{pi}].sequence[{}].configPath", st.index);
                 let loc = Location {
                     member: Some(String::from(member)),
-                    path: Some(format!("mpk.stages[{i}].executable")),
+                    path: Some(path),
                     offset: None,
                 };
                 return Err(MpkError::new(
                     MpkKind::SchemaError,
-                    "executable is not in the package",
+                    "configPath names no JSON file extracted to etc/",
                     loc,
                 ));
             }
         }
-        Ok(())
     }
+    Ok(())
 }
 
-/// §3.3: JSON failures are `schema_error`; the size limit was checked before.
+/// §2.7, §3.2.3: a duplicate or conflicting path is `invalid_archive`; a full set is a limit.
+fn set_error(se: SetError, at: Location) -> MpkError {
+    let kind = match se {
+        SetError::Full => MpkKind::SizeLimitExceeded,
+        _ => MpkKind::InvalidArchive,
+    };
+    MpkError::new(kind, format!("{se}"), at)
+}
+
+/// §3.3.1: JSON failures are `schema_error`; the size limit was checked before.
 fn json_error(e: &json::Error, member: &str) -> MpkError {
     let mut err = MpkError::from_json(e, member);
     if e.reason == Reason::TooLarge {

@@ -1,14 +1,13 @@
 //! The streaming pipeline gzip → tar → package check → sink (`spec/mpk.md` §6.2), in
 //! core so that every caller (check, extraction, fuzzing) runs the same code. Accepted
 //! files go to an [`EntrySink`] at their destination path (`etc/`, `lib/` or `share/` and
-//! the name, §3.2).
+//! the file name, §3.2).
 //!
 //! The pipeline has two halves that share no state: [`MpkInflate`] (the compressed size
 //! limit and gzip) turns the file's bytes into the tar stream, and [`MpkEntries`] (tar, the
 //! entry rules, the sink) consumes it. [`MpkReader`] joins them on one thread; a caller
 //! with threads may run the halves apart, handing the decoded chunks over in order.
 
-use super::classify::Class;
 use super::error::{MpkError, MpkKind};
 use super::limits::MpkLimits;
 use super::package::{Decision, Package, PackageCheck};
@@ -116,8 +115,8 @@ impl MpkEntries {
             match event {
                 Event::NeedInput => return Ok(()),
                 Event::Entry(e) => {
-                    if let Decision::Extract { dest, class } = self.check.entry(&e)? {
-                        fits_below(sink, &dest, class, e.header_offset)?;
+                    if let Decision::Extract { path, dest } = self.check.entry(&e)? {
+                        fits_below(sink, &path, &dest, e.header_offset)?;
                         sink.begin(&dest, e.size).map_err(Failure::Sink)?;
                         self.extracting = true;
                     }
@@ -148,12 +147,11 @@ impl MpkEntries {
     }
 }
 
-/// §3.1 step 7 (§6.5): the destination path `dest` must fit in what the sink's folder
-/// leaves of the operating system's path limit; a longer one is `size_limit_exceeded` at
-/// the entry (named by its normalised path), before anything is written for it.
-fn fits_below<S: EntrySink>(sink: &S, dest: &str, class: Class, header_offset: u64) -> Result<(), MpkError> {
+/// §3.1 step 8 (§6.5): the destination path `dest` of the entry at `path` must fit in what
+/// the sink's folder leaves of the operating system's path limit; a longer one is
+/// `size_limit_exceeded` at the entry, before anything is written for it.
+fn fits_below<S: EntrySink>(sink: &S, path: &str, dest: &str, header_offset: u64) -> Result<(), MpkError> {
     check_room(sink, dest.len()).map_err(|detail| {
-        let path = dest.strip_prefix(class.folder()).unwrap_or(dest);
         MpkError::new(
             MpkKind::SizeLimitExceeded,
             detail,

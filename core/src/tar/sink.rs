@@ -23,7 +23,7 @@ pub trait EntrySink {
     /// The longest `path` in bytes that [`EntrySink::begin`] can write: a sink writing
     /// under a folder has only what the operating system's path limit leaves below it
     /// (`spec/mpk.md` §6.5). The readers reject a longer destination path as a limit of
-    /// their format, at its entry, before `begin` (`spec/mpk.md` §3.1 step 7,
+    /// their format, at its entry, before `begin` (`spec/mpk.md` §3.1 step 8,
     /// `spec/mvb.md` §4.3 step 7). Unlimited unless the sink says otherwise.
     fn max_path_bytes(&self) -> usize {
         usize::MAX

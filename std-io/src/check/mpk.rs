@@ -47,30 +47,51 @@ impl Format for Mpk {
     }
 }
 
-/// Human-readable listing: contract, files by class, stages in execution order.
+/// Human-readable listing: the contract and its plugins in execution order, each file
+/// with its destination, and each pipeline's stages in execution order (`spec/mpk.md` §7.2).
 fn inspect_text(p: &Package) -> String {
     let mut s = String::new();
     let c = &p.contract;
-    let _ = writeln!(
-        s,
-        "contract {} (mpk_version {}, model {})",
-        p.contract_path, c.version, c.model
-    );
+    let _ = write!(s, "contract {}", p.contract_path);
+    let about: Vec<String> = [("name", &c.name), ("model_sdk_version", &c.model_sdk_version)]
+        .iter()
+        .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} {v}")))
+        .collect();
+    if !about.is_empty() {
+        let _ = write!(s, " ({})", about.join(", "));
+    }
+    s.push('\n');
+    for pl in &c.plugins {
+        let _ = write!(s, "plugin {} {} on {}", pl.sequence, pl.name, pl.processor);
+        if let Some(k) = &pl.kernel {
+            let _ = write!(s, " kernel {k}");
+        }
+        match (&pl.resolved, &pl.executable) {
+            (Some(r), _) => {
+                let _ = write!(s, " executable {r}");
+            }
+            (None, Some(e)) => {
+                let _ = write!(s, " executable {e} (not a package file)");
+            }
+            (None, None) => {}
+        }
+        s.push('\n');
+    }
     for f in &p.files {
         let _ = writeln!(s, "file {} -> {} ({} bytes)", f.path, f.dest, f.size);
     }
-    for (i, pl) in p.pipelines.iter().enumerate() {
+    for (i, pl) in p.pipelines.iter().flatten().enumerate() {
         let _ = writeln!(s, "pipeline {i}:");
         for (n, st) in pl.stages.iter().enumerate() {
-            let deps = if st.dependencies.is_empty() {
+            let input = if st.input.is_empty() {
                 "-".to_string()
             } else {
-                let names: Vec<&str> = st.dependencies.iter().map(|&d| pl.dependency_name(d)).collect();
+                let names: Vec<&str> = st.input.iter().map(|&d| pl.dependency_name(d)).collect();
                 names.join(", ")
             };
             let _ = writeln!(
                 s,
-                "  {}. {} (sequence_id {}) {}/{} plugin {} config {} after {}",
+                "  {}. {} (sequence_id {}) {}/{} plugin {} config etc/{} input {}",
                 n + 1,
                 st.name,
                 st.sequence_id,
@@ -78,12 +99,9 @@ fn inspect_text(p: &Package) -> String {
                 st.kernel,
                 st.plugin_id,
                 st.config_path,
-                deps
+                input
             );
         }
-    }
-    for st in &c.stages {
-        let _ = writeln!(s, "executable {} ({}) {}", st.name, st.processor, st.executable);
     }
     s
 }
@@ -91,17 +109,15 @@ fn inspect_text(p: &Package) -> String {
 /// One canonical JSON document with the same content.
 fn inspect_json(p: &Package) -> String {
     let mut w = Writer::new();
+    let optional = |w: &mut Writer, name: &str, value: &Option<String>| {
+        w.name(name);
+        match value {
+            Some(v) => w.string(v),
+            None => w.null(),
+        };
+    };
     w.begin_object();
     w.name("contract").string(&p.contract_path);
-    w.name("executables").begin_array();
-    for st in &p.contract.stages {
-        w.begin_object();
-        w.name("executable").string(&st.executable);
-        w.name("name").string(&st.name);
-        w.name("processor").string(&st.processor);
-        w.end_object();
-    }
-    w.end_array();
     w.name("files").begin_array();
     for f in &p.files {
         w.begin_object();
@@ -112,27 +128,47 @@ fn inspect_json(p: &Package) -> String {
     }
     w.end_array();
     w.name("format").string("mpk");
-    w.name("model").string(&p.contract.model);
-    w.name("mpk_version").string(&p.contract.version);
-    w.name("pipelines").begin_array();
-    for pl in &p.pipelines {
-        w.begin_object().name("stages").begin_array();
-        for st in &pl.stages {
-            w.begin_object();
-            w.name("configPath").string(&st.config_path);
-            w.name("dependencies").begin_array();
-            for &d in &st.dependencies {
-                w.string(pl.dependency_name(d));
+    optional(&mut w, "model_sdk_version", &p.contract.model_sdk_version);
+    optional(&mut w, "name", &p.contract.name);
+    w.name("pipelines");
+    match &p.pipelines {
+        None => {
+            w.null();
+        }
+        Some(pipelines) => {
+            w.begin_array();
+            for pl in pipelines {
+                w.begin_object().name("stages").begin_array();
+                for st in &pl.stages {
+                    w.begin_object();
+                    w.name("configPath").string(&st.config_path);
+                    w.name("input").begin_array();
+                    for &d in &st.input {
+                        w.string(pl.dependency_name(d));
+                    }
+                    w.end_array();
+                    w.name("kernel").string(&st.kernel);
+                    w.name("name").string(&st.name);
+                    w.name("pluginId").string(&st.plugin_id);
+                    w.name("processor").string(&st.processor);
+                    w.name("sequence_id").number(&Number::from_i64(st.sequence_id));
+                    w.end_object();
+                }
+                w.end_array().end_object();
             }
             w.end_array();
-            w.name("kernel").string(&st.kernel);
-            w.name("name").string(&st.name);
-            w.name("pluginId").string(&st.plugin_id);
-            w.name("processor").string(&st.processor);
-            w.name("sequence_id").number(&Number::from_i64(st.sequence_id));
-            w.end_object();
         }
-        w.end_array().end_object();
+    }
+    w.name("plugins").begin_array();
+    for pl in &p.contract.plugins {
+        w.begin_object();
+        optional(&mut w, "executable", &pl.executable);
+        optional(&mut w, "kernel", &pl.kernel);
+        w.name("name").string(&pl.name);
+        w.name("processor").string(&pl.processor);
+        optional(&mut w, "resolved", &pl.resolved);
+        w.name("sequence").number(&Number::from_u64(pl.sequence));
+        w.end_object();
     }
     w.end_array();
     w.end_object();

@@ -1,45 +1,48 @@
 //! §3.5.2 over one pipeline's text, read a second time once its stages are known and
-//! ordered: each dependency names `decoder` or a stage strictly earlier in the order. The
-//! first read checked the text's JSON and every stage's own rules, so every dependency here
-//! is a non-empty string; this read keeps nothing per dependency but, when building, the
+//! ordered: each input names `decoder` or a stage strictly earlier in the order. The first
+//! read checked the text's JSON and every stage's own rules, so every input here is a
+//! non-empty string; this read keeps nothing per input but, when building, the
 //! [`Dependency`] it resolves to.
 
-use super::{DECODER, Dependency, NOT_EARLIER, Stage, rule};
+use super::{DECODER, Dependency, INPUT, NOT_EARLIER, Stage, rule};
 use crate::json::{self, Cursor, JsonType, Limits, Parser, Sink, Str, Token, shape};
 use crate::mpk::MpkError;
 use crate::onemodel::unique::Key;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-/// The dependency §3.5.2 refuses first: by its stage's place in the order, then by its
-/// place in the list.
+/// The input §3.5.2 refuses first: by its stage's place in the order, then by its place
+/// in the list.
 #[derive(Clone, Copy)]
 pub(super) struct Miss {
-    /// The stage's place in the order, its index in `sequence`, and the dependency's index
-    /// in `dependencies` and offset in the document.
+    /// The stage's place in the order, its index in `sequence`, the input's index in the
+    /// `input` array (`None` for an `input` string) and its offset in the document.
     position: usize,
     stage: usize,
-    item: usize,
+    item: Option<usize>,
     at: usize,
 }
 
 impl Miss {
-    /// The error at `sequence[stage].dependencies[item]` below `seq`.
+    /// The error at `sequence[stage].input[item]` (or `sequence[stage].input`) below `seq`.
     pub(super) fn error(&self, seq: &Cursor<'_, '_>) -> MpkError {
-        let (s, deps, item) = (
-            shape(0, JsonType::Object),
-            shape(0, JsonType::Array),
-            shape(self.at, JsonType::String),
-        );
+        let s = shape(0, JsonType::Object);
         let s = seq.element(&s, self.stage);
-        let deps = s.member(&deps, "dependencies");
-        rule(&deps.element(&item, self.item), NOT_EARLIER)
+        let name = shape(self.at, JsonType::String);
+        match self.item {
+            Some(k) => {
+                let list = shape(0, JsonType::Array);
+                let list = s.member(&list, INPUT);
+                rule(&list.element(&name, k), NOT_EARLIER)
+            }
+            None => rule(&s.member(&name, INPUT), NOT_EARLIER),
+        }
     }
 }
 
 /// Reads `text` (a pipeline object, at `base` in the document) for §3.5.2 against
 /// `stages`, in execution order. With `build`, a pipeline that passes gets each stage's
-/// dependencies. An error is the JSON's, which the first read already accepted.
+/// inputs. An error is the JSON's, which the first read already accepted.
 pub(super) fn check(
     text: &[u8],
     base: usize,
@@ -73,13 +76,13 @@ pub(super) fn check(
     drop(walk);
     if let (None, Some(found)) = (miss, found) {
         for (s, deps) in stages.iter_mut().zip(found) {
-            s.dependencies = deps;
+            s.input = deps;
         }
     }
     Ok(miss)
 }
 
-/// What an open container is: the pipeline, its `sequence`, a stage, its `dependencies`.
+/// What an open container is: the pipeline, its `sequence`, a stage, its `input` array.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {
     Pipeline,
@@ -97,13 +100,13 @@ struct Walk<'s, 'a> {
     base: usize,
     roles: Vec<Role>,
     member: Option<Str<'a>>,
-    /// The stage being read (its index in `sequence`), stages seen, and the next
-    /// dependency's index.
+    /// The stage being read (its index in `sequence`), stages seen, and the next input's
+    /// index.
     stage: usize,
     stages_seen: usize,
     item: usize,
     miss: Option<Miss>,
-    /// When building: each stage's dependencies, by place in the order.
+    /// When building: each stage's inputs, by place in the order.
     found: Option<Vec<Vec<Dependency>>>,
 }
 
@@ -119,15 +122,14 @@ impl<'a> Walk<'_, 'a> {
                 self.item = 0;
                 if object { Role::Stage } else { Role::Other }
             }
-            Some(Role::Stage) if !object && named("dependencies") => Role::Dependencies,
+            Some(Role::Stage) if !object && named(INPUT) => Role::Dependencies,
             _ => Role::Other,
         }
     }
 
-    /// A dependency `name` at `at` of the stage being read (§3.5.2).
-    fn dependency(&mut self, at: usize, name: &str) {
-        let k = self.item;
-        self.item = self.item.saturating_add(1);
+    /// An input `name` at `at` of the stage being read (§3.5.2): element `k` of its `input`
+    /// array, or (`None`) its `input` string.
+    fn dependency(&mut self, at: usize, name: &str, k: Option<usize>) {
         let position = self.place.get(self.stage).copied().unwrap_or(0);
         let resolved = if name == DECODER {
             Some(Dependency::Decoder)
@@ -177,9 +179,14 @@ impl<'a> Sink<'a> for Walk<'_, 'a> {
     }
 
     fn scalar(&mut self, at: usize, token: Token<'a>) {
-        self.member = None;
+        let named = self.member.take().is_some_and(|n| n.value() == INPUT);
         match (self.roles.last(), token) {
-            (Some(Role::Dependencies), Token::String(s)) => self.dependency(at, &s.value()),
+            (Some(Role::Dependencies), Token::String(s)) => {
+                let k = self.item;
+                self.item = self.item.saturating_add(1);
+                self.dependency(at, &s.value(), Some(k));
+            }
+            (Some(Role::Stage), Token::String(s)) if named => self.dependency(at, &s.value(), None),
             (Some(Role::Sequence), _) => {
                 // A stage that is not an object fails its own rules in the first read.
                 self.stages_seen = self.stages_seen.saturating_add(1);

@@ -17,9 +17,10 @@ mod reader;
 pub mod reference;
 
 use super::classify::{Class, classify};
-use super::error::{MpkError, MpkKind, member_path};
+use super::error::{MpkError, MpkKind, member_path, shown};
 use super::registry::Registry;
-use crate::json::{self, Cursor, FieldError, Limits, Problem};
+use crate::json::{self, Cursor, FieldError, JsonType, Limits, Problem};
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -32,9 +33,9 @@ pub const DECODER: &str = "decoder";
 /// The root's name in JSON paths (§3.4).
 const ROOT: &str = "pipeline_sequence";
 
-/// What a dependency names (§3.5.2): the input decoder, or the stage at this position of
-/// its pipeline's order, always an earlier one. Eight bytes, so a long `dependencies`
-/// list costs at most twice its text.
+/// What a stage's input names (§3.5.2): the input decoder, or the stage at this position of
+/// its pipeline's order, always an earlier one. Eight bytes, so a long `input` list costs
+/// at most twice its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dependency {
     /// `decoder`.
@@ -52,14 +53,14 @@ pub struct Stage {
     pub name: String,
     /// `pluginId`.
     pub plugin_id: String,
-    /// `configPath`, normalised (§2); names a JSON file of the package.
+    /// `configPath`, a file name (§3.4.4); `etc/<configPath>` is a JSON file of the package.
     pub config_path: String,
     /// `processor`.
     pub processor: String,
     /// `kernel`.
     pub kernel: String,
-    /// `dependencies`, in document order (empty when absent).
-    pub dependencies: Vec<Dependency>,
+    /// `input`, a string or an array of strings, in document order (empty when absent).
+    pub input: Vec<Dependency>,
     /// Index of the stage in the document's `sequence` array.
     pub index: usize,
 }
@@ -73,7 +74,7 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// The name `dependency` stands for: `decoder` or its stage's name.
+    /// The name an input stands for: `decoder` or its stage's name.
     pub fn dependency_name(&self, dependency: Dependency) -> &str {
         match dependency {
             Dependency::Decoder => DECODER,
@@ -110,7 +111,7 @@ pub fn read_pipelines(
     }
 }
 
-/// What the rules are checked against: the kernel registry (§3.6), the stage limit (§3.4.2)
+/// What the rules are checked against: the registry (§3.6), the stage limit (§3.4.2)
 /// and the key of the parser's duplicate tables.
 struct Rules<'r> {
     registry: &'r Registry,
@@ -137,8 +138,8 @@ fn non_empty<'v>(c: &Cursor<'v, '_>, name: &str) -> Result<&'v str, MpkError> {
     Ok(s)
 }
 
-/// The members of a stage that §3.4 and §3.5 read; a stage's other members are allowed and
-/// not read.
+/// The members of a stage that §3.4 and §3.5 read; a stage's other members (`executable`,
+/// `params`) are allowed and not read.
 pub(crate) const STAGE: [&str; 7] = [
     "sequence_id",
     "name",
@@ -146,8 +147,11 @@ pub(crate) const STAGE: [&str; 7] = [
     "configPath",
     "processor",
     "kernel",
-    "dependencies",
+    "input",
 ];
+
+/// The member that names a stage's inputs: a string, or an array of strings (§3.4.3).
+pub(crate) const INPUT: &str = "input";
 
 /// §3.4.1 and §3.4.2, the rules on a pipeline before its stages: an object whose
 /// `sequence` is a non-empty array (`len` elements) of at most `max_stages` stages.
@@ -171,9 +175,9 @@ fn sequence<'v, 'p>(p: &'p Cursor<'v, 'p>, len: usize, max_stages: usize) -> Res
     Ok(seq)
 }
 
-/// §3.4.3 to §3.4.5, a stage's own members in rule order, up to the type of its
-/// `dependencies`; each dependency is then checked by [`dependency`]. The stage comes
-/// back with no dependencies.
+/// §3.4.3 to §3.4.5, a stage's own members in rule order, up to the type of its `input`; an
+/// `input` string, or each element of an `input` array, is then checked by [`dependency`].
+/// The stage comes back with no inputs.
 fn stage(s: &Cursor<'_, '_>, index: usize, registry: &Registry) -> Result<Stage, MpkError> {
     s.object().map_err(field)?;
     let sequence_id = s.field("sequence_id").map_err(field)?.i64().map_err(field)?;
@@ -185,18 +189,36 @@ fn stage(s: &Cursor<'_, '_>, index: usize, registry: &Registry) -> Result<Stage,
     let config_path = config_path(s)?;
     let processor = non_empty(s, "processor")?;
     let kernel = non_empty(s, "kernel")?;
-    // §3.6: the closed registry keyed by (processor, kernel).
-    if !registry.knows_processor(processor) {
-        return Err(rule(&s.field("processor").map_err(field)?, "unsupported processor"));
+    // §3.6: the registry's processors and their kernels.
+    let Some(known) = registry.stage(processor) else {
+        let names: Vec<&str> = registry.stages.iter().map(|p| p.name).collect();
+        let detail = format!(
+            "processor {} is not registered (one of {})",
+            shown(processor),
+            names.join(", ")
+        );
+        return Err(rule_named(&s.field("processor").map_err(field)?, detail));
+    };
+    if !known.kernels.contains(&kernel) {
+        let detail = format!(
+            "kernel {} is not registered for processor {} (one of {})",
+            shown(kernel),
+            known.name,
+            known.kernels.join(", ")
+        );
+        return Err(rule_named(&s.field("kernel").map_err(field)?, detail));
     }
-    if !registry.supports(processor, kernel) {
-        return Err(rule(
-            &s.field("kernel").map_err(field)?,
-            "unsupported kernel for this processor",
-        ));
-    }
-    if let Some(deps) = s.opt_field("dependencies").map_err(field)? {
-        deps.array().map_err(field)?;
+    if let Some(input) = s.opt_field(INPUT).map_err(field)? {
+        match input.value().json_type() {
+            JsonType::String => {
+                dependency(&input)?;
+            }
+            _ => {
+                input
+                    .array()
+                    .map_err(|_| rule(&input, "input must be a string or an array of strings"))?;
+            }
+        }
     }
     Ok(Stage {
         sequence_id,
@@ -205,12 +227,13 @@ fn stage(s: &Cursor<'_, '_>, index: usize, registry: &Registry) -> Result<Stage,
         config_path,
         processor: String::from(processor),
         kernel: String::from(kernel),
-        dependencies: Vec::new(),
+        input: Vec::new(),
         index,
     })
 }
 
-/// §3.4.3: one element of `dependencies` is a non-empty string.
+/// §3.4.3: an input (the `input` string, or one element of the array) is a non-empty
+/// string.
 fn dependency<'v>(d: &Cursor<'v, '_>) -> Result<&'v str, MpkError> {
     let v = d.str().map_err(field)?;
     if v.is_empty() {
@@ -219,15 +242,24 @@ fn dependency<'v>(d: &Cursor<'v, '_>) -> Result<&'v str, MpkError> {
     Ok(v)
 }
 
-/// §3.4.4: `configPath` is a package-relative path (§2) to a `.json` file.
+/// §3.4.4: `configPath` is a file name (§2, one segment) of a `.json` file, which the
+/// runtime reads from `etc/`.
 fn config_path(s: &Cursor<'_, '_>) -> Result<String, MpkError> {
     let c = s.field("configPath").map_err(field)?;
     let raw = non_empty(s, "configPath")?;
     let normalized = member_path(raw, &c, PIPELINE_FILE, "configPath")?;
+    if normalized.contains('/') {
+        return Err(rule(&c, "configPath must be a file name: it is read from etc/"));
+    }
     if classify(&normalized) != Some(Class::Json) {
         return Err(rule(&c, "configPath must name a .json file"));
     }
     Ok(normalized)
+}
+
+/// A `schema_error` at the value under `c` whose message names the value.
+fn rule_named(c: &Cursor<'_, '_>, detail: String) -> MpkError {
+    MpkError::at_value(MpkKind::SchemaError, detail, &c.error(Problem::Rule("")), PIPELINE_FILE)
 }
 
 /// §3.4.3: the error for a stage whose name an earlier stage of its pipeline has.
@@ -244,63 +276,244 @@ fn order(stages: &mut [Stage]) {
     stages.sort_by_key(|s| s.sequence_id);
 }
 
-/// §3.5.2: the message of a dependency that names neither `decoder` nor an earlier stage.
-const NOT_EARLIER: &str = "dependency must name decoder or an earlier stage";
+/// §3.5.2: the message of an input that names neither `decoder` nor an earlier stage.
+const NOT_EARLIER: &str = "input must name decoder or an earlier stage";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mpk::pipeline::reference::{parse_pipeline_json, parse_pipelines};
+    use crate::test_docs::{Choose, ODD, Rng, list, object};
 
     fn read(doc: &str) -> Result<Vec<Pipeline>, MpkError> {
         read_pipelines(doc.as_bytes(), Limits::DEFAULT, [1, 2], &Registry::DEFAULT, 1024).unwrap()
     }
 
-    fn stage(id: i64, name: &str, deps: &str) -> String {
-        alloc::format!(
-            r#"{{"sequence_id":{id},"name":"{name}","pluginId":"p","configPath":"c.json","processor":"EV74","kernel":"cast","dependencies":[{deps}]}}"#
+    /// A stage whose `input` is `input` (JSON text: a string or an array).
+    fn stage(id: i64, name: &str, input: &str) -> String {
+        format!(
+            r#"{{"sequence_id":{id},"name":"{name}","pluginId":"processcvu","configPath":"c.json","processor":"CVU","kernel":"preproc","input":{input}}}"#
         )
     }
 
-    /// §3.5: stages in stable `sequence_id` order; each dependency is `decoder` or the index
-    /// of an earlier stage in that order, and names it back.
+    fn doc(stages: &[String]) -> String {
+        format!(r#"{{"pipelines":[{{"sequence":[{}]}}]}}"#, stages.join(","))
+    }
+
+    /// §3.5: stages in stable `sequence_id` order; each input is `decoder` or the index of an
+    /// earlier stage in that order, and names it back, from an array or from a string.
     #[test]
-    fn dependencies_are_earlier_stages_by_their_index_in_the_order() {
-        let doc = alloc::format!(
-            r#"{{"pipelines":[{{"sequence":[{},{},{}]}}]}}"#,
-            stage(2, "late", r#""first","decoder","tie""#),
+    fn inputs_are_earlier_stages_by_their_index_in_the_order() {
+        let p = read(&doc(&[
+            stage(2, "late", r#"["first","decoder","tie"]"#),
             stage(1, "first", r#""decoder""#),
-            stage(1, "tie", r#""first""#)
-        );
-        let pipelines = read(&doc).unwrap();
-        let p = &pipelines[0];
+            stage(1, "tie", r#""first""#),
+        ]))
+        .unwrap();
+        let p = &p[0];
         let names: Vec<&str> = p.stages.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["first", "tie", "late"]);
         assert_eq!(p.stages[2].index, 0);
         assert_eq!(
-            p.stages[2].dependencies,
+            p.stages[2].input,
             [Dependency::Stage(0), Dependency::Decoder, Dependency::Stage(1)]
         );
-        let named: Vec<&str> = p.stages[2].dependencies.iter().map(|&d| p.dependency_name(d)).collect();
+        assert_eq!(p.stages[1].input, [Dependency::Stage(0)]);
+        let named: Vec<&str> = p.stages[2].input.iter().map(|&d| p.dependency_name(d)).collect();
         assert_eq!(named, ["first", "decoder", "tie"]);
     }
 
-    /// §3.5.2: of two failing dependencies, the one whose stage comes first in the order is
-    /// reported, though it comes later in the document.
+    /// §3.5.2: of two failing inputs, the one whose stage comes first in the order is
+    /// reported, though it comes later in the document; an `input` string is named without
+    /// an index.
     #[test]
-    fn the_first_failing_dependency_is_first_in_execution_order() {
-        let doc = alloc::format!(
-            r#"{{"pipelines":[{{"sequence":[{},{}]}}]}}"#,
+    fn the_first_failing_input_is_first_in_execution_order() {
+        let e = read(&doc(&[
             stage(2, "b", r#""nobody""#),
-            stage(1, "a", r#""decoder","b""#)
-        );
-        let e = read(&doc).unwrap_err();
+            stage(1, "a", r#"["decoder","b"]"#),
+        ]))
+        .unwrap_err();
         assert_eq!(
             e.location.path.as_deref(),
-            Some("pipeline_sequence.pipelines[0].sequence[1].dependencies[1]")
+            Some("pipeline_sequence.pipelines[0].sequence[1].input[1]")
         );
+        assert_eq!(e.message(), "schema_error: input must name decoder or an earlier stage");
+        let e = read(&doc(&[
+            stage(1, "a", r#""decoder""#),
+            stage(1, "b", r#""c""#),
+            stage(2, "c", r#""a""#),
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            e.location.path.as_deref(),
+            Some("pipeline_sequence.pipelines[0].sequence[1].input")
+        );
+    }
+
+    /// §3.4.3: `input` is a non-empty string or an array of them; §3.4.4: `configPath` is a
+    /// file name.
+    #[test]
+    fn input_and_config_path_shapes() {
+        for (input, path) in [
+            ("1", "sequence[0].input"),
+            (r#""""#, "sequence[0].input"),
+            ("{}", "sequence[0].input"),
+            (r#"["decoder",2]"#, "sequence[0].input[1]"),
+            (r#"["decoder",""]"#, "sequence[0].input[1]"),
+        ] {
+            let e = read(&doc(&[stage(1, "a", input)])).unwrap_err();
+            assert_eq!(e.kind, MpkKind::SchemaError, "{input}");
+            assert_eq!(
+                e.location.path.as_deref(),
+                Some(&*format!("pipeline_sequence.pipelines[0].{path}")),
+                "{input}"
+            );
+        }
+        let nested = stage(1, "a", r#""decoder""#).replace("\"c.json\"", "\"etc/c.json\"");
+        let e = read(&doc(&[nested])).unwrap_err();
         assert_eq!(
             e.message(),
-            "schema_error: dependency must name decoder or an earlier stage"
+            "schema_error: configPath must be a file name: it is read from etc/"
+        );
+    }
+
+    /// §3.6: stage kernels come from the registry's stage table: CVU and MLA stages of the
+    /// runtime, and EV74's plugin kernels.
+    #[test]
+    fn stage_kernels_by_processor() {
+        let with = |processor: &str, kernel: &str| {
+            stage(1, "a", r#""decoder""#)
+                .replace("\"CVU\"", &format!("\"{processor}\""))
+                .replace("\"preproc\"", &format!("\"{kernel}\""))
+        };
+        for (processor, kernel) in [
+            ("CVU", "detessdequant"),
+            ("MLA", "infer"),
+            ("MLA", "mla"),
+            ("EV74", "cast_transform"),
+        ] {
+            assert!(read(&doc(&[with(processor, kernel)])).is_ok(), "{processor}/{kernel}");
+        }
+        let e = read(&doc(&[with("MLA", "preproc")])).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "schema_error: kernel \"preproc\" is not registered for processor MLA (one of infer, mla)"
+        );
+        let e = read(&doc(&[with("GPU", "preproc")])).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "schema_error: processor \"GPU\" is not registered (one of CVU, MLA, EV74)"
+        );
+    }
+
+    fn value(rng: &mut Rng, options: &[&str]) -> String {
+        String::from(if rng.one_in(6) {
+            rng.pick(&ODD)
+        } else {
+            rng.pick(options)
+        })
+    }
+
+    fn input(rng: &mut Rng) -> String {
+        if rng.one_in(2) {
+            value(rng, &["\"decoder\"", "\"a\"", "\"b\"", "\"pre\""])
+        } else {
+            format!(
+                "[{}]",
+                list(rng, 3, |rng| value(rng, &["\"decoder\"", "\"a\"", "\"b\"", "\"pre\""]))
+            )
+        }
+    }
+
+    fn random_stage(rng: &mut Rng) -> String {
+        if rng.one_in(12) {
+            return String::from(rng.pick(&ODD));
+        }
+        let keys: Vec<&str> = STAGE.iter().copied().chain(["junk"]).collect();
+        // Most stages have every member they need, so that the later rules are reached.
+        if rng.one_in(3) {
+            let keys = if rng.one_in(2) { &keys[..] } else { &keys[..7] };
+            return object(rng, keys, member);
+        }
+        format!(
+            r#"{{"sequence_id":{},"name":{},"pluginId":"p","configPath":"c.json","processor":"CVU","kernel":"cast","input":{},"x":[[1]]}}"#,
+            rng.pick(&["0", "1", "2"]),
+            rng.pick(&["\"a\"", "\"b\"", "\"c\""]),
+            input(rng)
+        )
+    }
+
+    fn member(rng: &mut Rng, key: &str) -> String {
+        match key {
+            "sequence_id" => value(rng, &["0", "1", "2", "1.5", "-1", "\"1\""]),
+            "name" => value(rng, &["\"a\"", "\"b\"", "\"decoder\"", "\"pre\"", "\"mla_0\""]),
+            "pluginId" => value(rng, &["\"p\""]),
+            "configPath" => value(rng, &["\"c.json\"", "\"../c.json\"", "\"c.bin\"", "\"a/c.json\""]),
+            "processor" => value(rng, &["\"CVU\"", "\"MLA\"", "\"EV74\"", "\"GPU\""]),
+            "kernel" => value(
+                rng,
+                &["\"cast\"", "\"infer\"", "\"preproc\"", "\"pass_through\"", "\"x\""],
+            ),
+            "input" => input(rng),
+            _ => String::from(rng.pick(&ODD)),
+        }
+    }
+
+    fn pipeline_doc(rng: &mut Rng) -> String {
+        let pipeline = |rng: &mut Rng| match rng.below(8) {
+            0 => String::from(rng.pick(&ODD)),
+            1 | 2 => object(rng, &["sequence", "junk"], |rng, key| {
+                if key == "sequence" {
+                    format!("[{}]", list(rng, 4, random_stage))
+                } else {
+                    String::from(rng.pick(&ODD))
+                }
+            }),
+            _ => format!(r#"{{"junk":[1,{{}}],"sequence":[{}]}}"#, list(rng, 4, random_stage)),
+        };
+        match rng.below(6) {
+            0 => object(rng, &["pipelines", "junk"], |rng, key| {
+                let items = list(rng, 3, |rng| String::from(rng.pick(&ODD)));
+                if key == "pipelines" && rng.one_in(2) {
+                    format!("[{}]", list(rng, 3, pipeline))
+                } else {
+                    format!("[{items}]")
+                }
+            }),
+            _ => format!(
+                r#"{{"pipelines":[{}],"junk":[[0,0],{{"a":[]}}]}}"#,
+                list(rng, 3, pipeline)
+            ),
+        }
+    }
+
+    /// Over documents generated around §3.4 and §3.5, for several stage limits: the walk
+    /// (`read_pipelines`) gives the verdict of the rules on the whole value
+    /// (`reference`), error for error, and on the kept value too.
+    #[test]
+    fn the_walk_gives_the_rules_outcome_of_whole_documents() {
+        let (limits, key) = (Limits::DEFAULT, [3, 4]);
+        let mut rng = Rng(30);
+        let (mut accepted, mut rejected) = (0, 0);
+        for _ in 0..20_000 {
+            for max_stages in [1, 2, 3, 1024] {
+                let doc = pipeline_doc(&mut rng);
+                let walked = read_pipelines(doc.as_bytes(), limits, key, &Registry::DEFAULT, max_stages);
+                match json::parse(doc.as_bytes(), limits) {
+                    Ok(whole) => {
+                        let kept = parse_pipeline_json(doc.as_bytes(), limits, key, max_stages).unwrap();
+                        let want = parse_pipelines(&whole, &Registry::DEFAULT, max_stages);
+                        assert_eq!(parse_pipelines(&kept, &Registry::DEFAULT, max_stages), want, "{doc}");
+                        assert_eq!(walked, Ok(want.clone()), "{doc} under {max_stages}");
+                        if want.is_ok() { accepted += 1 } else { rejected += 1 }
+                    }
+                    Err(e) => assert_eq!(walked, Err(e), "{doc}"),
+                }
+            }
+        }
+        assert!(
+            accepted > 400 && rejected > 10_000,
+            "{accepted} accepted, {rejected} rejected"
         );
     }
 }

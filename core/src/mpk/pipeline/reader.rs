@@ -3,7 +3,7 @@
 //!
 //! The walk keeps a stand-in (type and offset) for the root, `pipelines`, the open pipeline
 //! and its `sequence`, and for the open stage a small value of the members §3.4 reads
-//! (scalars whole, containers as stand-ins, `dependencies` as a stand-in plus its first
+//! (scalars whole, containers as stand-ins, an `input` array as a stand-in plus its first
 //! element that is not a non-empty string). When a stage closes, its rules run on that
 //! value ([`super::stage`]); when a pipeline closes, the `sequence` rules run, then its
 //! stages' first failure, then §3.5 over its text ([`super::dependencies`]), and the
@@ -11,8 +11,8 @@
 //! the checking; the parser reads on for the JSON rules, whose errors come first.
 
 use super::{
-    DECODER, Pipeline, ROOT, Rules, STAGE, Stage, dependencies, dependency, duplicate_name, field, order, sequence,
-    stage,
+    DECODER, INPUT, Pipeline, ROOT, Rules, STAGE, Stage, dependencies, dependency, duplicate_name, field, order,
+    sequence, stage,
 };
 use crate::json::{
     self, Cursor, JsonType, Limits, Member, Node, Number, Parser, Problem, Sink, Str, Text, Token, Value, container,
@@ -73,9 +73,9 @@ struct OpenStage {
     index: usize,
     /// Its stand-in; an object gets the members below when it closes.
     value: Value,
-    /// The members of [`STAGE`] it has, `dependencies` as a stand-in.
+    /// The members of [`STAGE`] it has, an `input` array as a stand-in.
     members: Vec<Member>,
-    /// Elements of `dependencies` so far, and the first that is not a non-empty string.
+    /// Elements of an `input` array so far, and the first that is not a non-empty string.
     items: usize,
     bad_item: Option<(usize, Value)>,
 }
@@ -93,8 +93,8 @@ struct OpenPipeline {
     names: BTreeSet<String>,
     failure: Option<MpkError>,
     stage: Option<OpenStage>,
-    /// True once a dependency names something other than `decoder`: only then can §3.5.2
-    /// fail, so only then does a checking read go over the pipeline's text again.
+    /// True once an input names something other than `decoder`: only then can §3.5.2 fail,
+    /// so only then does a checking read go over the pipeline's text again.
     ordered: bool,
 }
 
@@ -276,14 +276,23 @@ impl<'a> Walk<'a, '_> {
             name_offset: name_at,
             value,
         });
-        if name == "dependencies" && json_type == JsonType::Array {
-            Role::Dependencies
-        } else {
-            Role::Other
+        if name != INPUT {
+            return Role::Other;
+        }
+        match token {
+            // One input, as a string.
+            Some(Token::String(s)) => {
+                if let Some(p) = self.pipeline.as_mut() {
+                    p.ordered |= s.value() != DECODER;
+                }
+                Role::Other
+            }
+            _ if json_type == JsonType::Array => Role::Dependencies,
+            _ => Role::Other,
         }
     }
 
-    /// An element of the open stage's `dependencies` starts: the first that is not a
+    /// An element of the open stage's `input` array starts: the first that is not a
     /// non-empty string is kept for §3.4.3.
     fn dependency_item(&mut self, at: usize, json_type: JsonType, token: Option<&Token<'a>>) {
         let Some(p) = self.pipeline.as_mut() else {
@@ -330,7 +339,7 @@ impl<'a> Walk<'a, '_> {
         let s = seq.element(&value, st.index);
         let verdict = stage(&s, st.index, self.rules.registry).and_then(|stage| {
             if let Some((k, item)) = &st.bad_item {
-                let deps = s.field("dependencies").map_err(field)?;
+                let deps = s.field(INPUT).map_err(field)?;
                 dependency(&deps.element(item, *k))?;
             }
             Ok(stage)

@@ -5,8 +5,8 @@
 //! paths and offsets.
 
 use super::{
-    DECODER, Dependency, NOT_EARLIER, Pipeline, ROOT, STAGE, dependency, duplicate_name, field, order, rule, sequence,
-    stage,
+    DECODER, Dependency, INPUT, NOT_EARLIER, Pipeline, ROOT, STAGE, dependency, duplicate_name, field, order, rule,
+    sequence, stage,
 };
 use crate::json::{self, Cursor, Keep, Limits, Value};
 use crate::mpk::{MpkError, Registry};
@@ -24,7 +24,7 @@ pub fn parse_pipeline_json(
     let deps = Keep::Items(usize::MAX, &Keep::Shape);
     let members: Vec<(&str, Keep<'_>)> = STAGE
         .iter()
-        .map(|&n| (n, if n == "dependencies" { deps } else { Keep::Shape }))
+        .map(|&n| (n, if n == INPUT { deps } else { Keep::Shape }))
         .collect();
     let stage = Keep::Members(&members);
     let pipeline = [("sequence", Keep::Items(max_stages.saturating_add(1), &stage))];
@@ -55,8 +55,8 @@ fn pipeline(p: &Cursor<'_, '_>, registry: &Registry, max_stages: usize) -> Resul
     let mut names: BTreeMap<&str, ()> = BTreeMap::new();
     for (index, s) in seq.items().map_err(field)?.enumerate() {
         let st = stage(&s, index, registry)?;
-        if let Some(deps) = s.opt_field("dependencies").map_err(field)? {
-            for d in deps.items().map_err(field)? {
+        if let Some(Ok(items)) = s.opt_field(INPUT).map_err(field)?.as_ref().map(Cursor::items) {
+            for d in items {
                 dependency(&d)?;
             }
         }
@@ -72,14 +72,18 @@ fn pipeline(p: &Cursor<'_, '_>, registry: &Registry, max_stages: usize) -> Resul
     let mut resolved = Vec::with_capacity(stages.len());
     for (pos, st) in stages.iter().enumerate() {
         let mut list = Vec::new();
-        if let Some(deps) = items
+        if let Some(input) = items
             .get(st.index)
-            .map(|s| s.opt_field("dependencies"))
+            .map(|s| s.opt_field(INPUT))
             .transpose()
             .map_err(field)?
             .flatten()
         {
-            for d in deps.items().map_err(field)? {
+            let names: Vec<_> = match input.items() {
+                Ok(items) => items.collect(),
+                Err(_) => alloc::vec![input],
+            };
+            for d in names {
                 let name = d.str().map_err(field)?;
                 let earlier = position.get(name).filter(|&&p| p < pos);
                 list.push(match (name == DECODER, earlier) {
@@ -92,7 +96,7 @@ fn pipeline(p: &Cursor<'_, '_>, registry: &Registry, max_stages: usize) -> Resul
         resolved.push(list);
     }
     for (st, deps) in stages.iter_mut().zip(resolved) {
-        st.dependencies = deps;
+        st.input = deps;
     }
     Ok(Pipeline { stages })
 }
