@@ -6,7 +6,7 @@
 use modelgate_core::tar::header::BLOCK;
 use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{
-    Dialect, EntryKind, Event, Field, FileMeta, Flavor, PathSource, TarLimits, TarReader, TarReason, TarWriter,
+    Dialect, EntryKind, Event, Field, FileMeta, Flavor, PathSource, PaxKey, TarLimits, TarReader, TarReason, TarWriter,
     entries, file_header,
 };
 use modelgate_corpus_gen::pax_record;
@@ -490,8 +490,60 @@ fn pax_record_leading_zero_length_rejected() {
 fn pax_size_not_decimal_rejected() {
     for v in [&b"+5"[..], b"-5", b"05", b"5 ", b"", b"0x10", b"18446744073709551616"] {
         let tar = archive(&[pax(&pax_record("size", v)), file("x", b"")]);
-        assert_eq!(reject(&tar), (TarReason::BadPax, 512), "{v:?}");
+        assert_eq!(reject(&tar), (TarReason::BadPaxNumber(PaxKey::Size), 512), "{v:?}");
     }
+}
+
+/// §1.2.3: a NUL in a name value, which a C reader would end the value at, is refused by
+/// the reader, whatever its consumer.
+#[test]
+fn pax_nul_in_names_rejected() {
+    for (key, k) in [
+        ("path", PaxKey::Path),
+        ("linkpath", PaxKey::Linkpath),
+        ("uname", PaxKey::Uname),
+        ("gname", PaxKey::Gname),
+    ] {
+        let tar = archive(&[
+            pax(&[pax_record("comment", b"ok"), pax_record(key, b"a\0b")].concat()),
+            file("x", b""),
+        ]);
+        assert_eq!(reject(&tar), (TarReason::PaxNul(k), 512 + 14), "{key}");
+    }
+}
+
+/// §1.2.3: times and ids are strict decimals, so that no two readers read them apart.
+#[test]
+fn pax_times_and_ids_strict() {
+    for (key, k, v) in [
+        ("mtime", PaxKey::Mtime, &b"1e9"[..]),
+        ("atime", PaxKey::Atime, b" 1"),
+        ("ctime", PaxKey::Ctime, b"1."),
+        ("uid", PaxKey::Uid, b"-1"),
+        ("gid", PaxKey::Gid, b"01"),
+    ] {
+        let tar = archive(&[pax(&pax_record(key, v)), file("x", b"")]);
+        assert_eq!(reject(&tar), (TarReason::BadPaxNumber(k), 512), "{key}={v:?}");
+    }
+    let ok = [
+        pax_record("mtime", b"1700000000.5"),
+        pax_record("atime", b"-2"),
+        pax_record("uid", b"1000"),
+    ]
+    .concat();
+    let tar = archive(&[pax(&ok), file("x", b"")]);
+    assert!(modelgate_core::tar::entries(&tar, TarLimits::DEFAULT).all(|r| r.is_ok()));
+}
+
+/// §1.1.6: a Solaris extended header (`X`), which Python's tarfile applies as PAX and GNU
+/// tar as a file, is refused at its typeflag.
+#[test]
+fn solaris_extended_header_rejected() {
+    let x = member(raw(b"x", b'X', 12, true), b"12 path=a.b\n");
+    assert_eq!(
+        reject(&archive(&[x, file("y", b"")])),
+        (TarReason::SolarisExtended, 156)
+    );
 }
 
 #[test]
@@ -577,7 +629,7 @@ fn gnu_long_name_hidden_bytes_rejected() {
     let l = member(raw(b"././@LongLink", b'L', 5, true), b"ab\0cd");
     assert_eq!(
         reject(&archive(&[l, file("x", b"")])),
-        (TarReason::BadLongName, 512 + 3)
+        (TarReason::LongNameHiddenBytes, 512 + 3)
     );
 }
 

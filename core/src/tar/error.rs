@@ -74,6 +74,66 @@ impl Field {
     }
 }
 
+/// A PAX key whose value the reader checks (`spec/mpk.md` §1.2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaxKey {
+    /// `path`.
+    Path,
+    /// `linkpath`.
+    Linkpath,
+    /// `uname`.
+    Uname,
+    /// `gname`.
+    Gname,
+    /// `size`.
+    Size,
+    /// `uid`.
+    Uid,
+    /// `gid`.
+    Gid,
+    /// `mtime`.
+    Mtime,
+    /// `atime`.
+    Atime,
+    /// `ctime`.
+    Ctime,
+}
+
+impl PaxKey {
+    /// The key as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            PaxKey::Path => "path",
+            PaxKey::Linkpath => "linkpath",
+            PaxKey::Uname => "uname",
+            PaxKey::Gname => "gname",
+            PaxKey::Size => "size",
+            PaxKey::Uid => "uid",
+            PaxKey::Gid => "gid",
+            PaxKey::Mtime => "mtime",
+            PaxKey::Atime => "atime",
+            PaxKey::Ctime => "ctime",
+        }
+    }
+
+    /// The key of `raw`, when the reader checks its value.
+    pub fn of(raw: &[u8]) -> Option<PaxKey> {
+        Some(match raw {
+            b"path" => PaxKey::Path,
+            b"linkpath" => PaxKey::Linkpath,
+            b"uname" => PaxKey::Uname,
+            b"gname" => PaxKey::Gname,
+            b"size" => PaxKey::Size,
+            b"uid" => PaxKey::Uid,
+            b"gid" => PaxKey::Gid,
+            b"mtime" => PaxKey::Mtime,
+            b"atime" => PaxKey::Atime,
+            b"ctime" => PaxKey::Ctime,
+            _ => return None,
+        })
+    }
+}
+
 /// Why a tar stream was rejected (`spec/mpk.md` §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -107,12 +167,22 @@ pub enum TarReason {
     Sparse,
     /// A malformed PAX record (§1.2.1, §1.2.3).
     BadPax,
+    /// A PAX `path`, `linkpath`, `uname` or `gname` holding a NUL byte, where a C reader
+    /// would end the value (§1.2.3).
+    PaxNul(PaxKey),
+    /// A PAX time, id or size that is not a strict decimal (§1.2.3).
+    BadPaxNumber(PaxKey),
+    /// A Solaris extended header (typeflag `X`), which some readers apply as a PAX header
+    /// and others as a file (§1.1.6).
+    SolarisExtended,
     /// A PAX key given twice in one header (§1.2.2).
     DuplicatePaxKey,
     /// A global PAX header with a key other than `comment` (§1.2.4).
     UnsupportedGlobalKey,
     /// A GNU long name that is empty (§1.3.1).
     BadLongName,
+    /// A GNU long name with bytes after its NUL terminator (§1.3.1).
+    LongNameHiddenBytes,
     /// A PAX header or long name larger than the reader's limit (§1.2.1, §1.3.1).
     MetaTooLarge,
     /// Two meta entries of one type before one entry (§1.4.1).
@@ -159,9 +229,15 @@ impl fmt::Display for TarReason {
             TarReason::FileNamedAsFolder => f.write_str("regular tar entry named like a folder"),
             TarReason::Sparse => f.write_str("GNU sparse tar entries are not supported"),
             TarReason::BadPax => f.write_str("malformed PAX extended header record"),
+            TarReason::PaxNul(key) => write!(f, "PAX record {} holds a NUL byte", key.name()),
+            TarReason::BadPaxNumber(key) => write!(f, "PAX record {} is not a strict decimal number", key.name()),
+            TarReason::SolarisExtended => {
+                f.write_str("Solaris extended header (typeflag X), which some readers apply as PAX")
+            }
             TarReason::DuplicatePaxKey => f.write_str("PAX key repeated in one extended header"),
             TarReason::UnsupportedGlobalKey => f.write_str("global PAX header sets a key other than comment"),
             TarReason::BadLongName => f.write_str("empty GNU long name"),
+            TarReason::LongNameHiddenBytes => f.write_str("GNU long name has bytes after its NUL terminator"),
             TarReason::MetaTooLarge => f.write_str("PAX header or GNU long name exceeds the size limit"),
             TarReason::DuplicateMeta => f.write_str("two extended headers of one type for one entry"),
             TarReason::ConflictingMeta => f.write_str("path or link given by both PAX and GNU long-name records"),

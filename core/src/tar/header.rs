@@ -81,6 +81,8 @@ pub enum TypeFlag {
     LongLink,
     /// `S`: GNU sparse file (rejected).
     Sparse,
+    /// `X`: Solaris extended header (rejected).
+    SolarisExtended,
 }
 
 impl TypeFlag {
@@ -99,6 +101,7 @@ impl TypeFlag {
             b'L' => TypeFlag::LongName,
             b'K' => TypeFlag::LongLink,
             b'S' => TypeFlag::Sparse,
+            b'X' => TypeFlag::SolarisExtended,
             other => TypeFlag::Entry(EntryKind::Other(other)),
         }
     }

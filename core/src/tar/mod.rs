@@ -18,7 +18,7 @@ pub mod reader;
 pub mod sink;
 pub mod writer;
 
-pub use error::{Field, TarError, TarReason};
+pub use error::{Field, PaxKey, TarError, TarReason};
 pub use header::{BLOCK, Dialect, EntryKind};
 pub use reader::{Entries, Entry, Event, PathSource, TarLimits, TarReader, TarSummary, entries};
 pub use sink::{Discard, EntrySink, Failure, check_room};

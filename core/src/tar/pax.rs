@@ -1,6 +1,6 @@
 //! PAX extended header records (`spec/mpk.md` §1.2).
 
-use super::error::TarReason;
+use super::error::{PaxKey, TarReason};
 use alloc::vec::Vec;
 
 /// What a PAX extended header says about the next entry (`spec/mpk.md` §1.2.3).
@@ -59,25 +59,56 @@ pub fn parse_global(data: &[u8]) -> Result<(), PaxError> {
     Ok(())
 }
 
-/// §1.2.3: the keys with meaning for the reader.
+/// §1.2.3: the keys the reader checks; `path`, `linkpath` and `size` also apply to the
+/// entry.
 fn apply(out: &mut PaxOverrides, r: &Record<'_>) -> Result<(), PaxError> {
-    match r.key {
-        b"path" | b"linkpath" => {
-            if r.value.is_empty() {
+    if r.key.starts_with(b"GNU.sparse.") {
+        return Err((TarReason::Sparse, r.offset));
+    }
+    let Some(key) = PaxKey::of(r.key) else {
+        return Ok(());
+    };
+    let bad_number = (TarReason::BadPaxNumber(key), r.offset);
+    match key {
+        PaxKey::Path | PaxKey::Linkpath | PaxKey::Uname | PaxKey::Gname => {
+            if r.value.contains(&0) {
+                return Err((TarReason::PaxNul(key), r.offset));
+            }
+            if r.value.is_empty() && matches!(key, PaxKey::Path | PaxKey::Linkpath) {
                 return Err((TarReason::BadPax, r.offset));
             }
-            let slot = if r.key == b"path" {
-                &mut out.path
-            } else {
-                &mut out.linkpath
-            };
-            *slot = Some(Vec::from(r.value));
+            match key {
+                PaxKey::Path => out.path = Some(Vec::from(r.value)),
+                PaxKey::Linkpath => out.linkpath = Some(Vec::from(r.value)),
+                _ => {}
+            }
         }
-        b"size" => out.size = Some(decimal(r.value).ok_or((TarReason::BadPax, r.offset))?),
-        k if k.starts_with(b"GNU.sparse.") => return Err((TarReason::Sparse, r.offset)),
-        _ => {}
+        PaxKey::Size => out.size = Some(decimal(r.value).ok_or(bad_number)?),
+        PaxKey::Uid | PaxKey::Gid => {
+            decimal(r.value).filter(|&v| v <= I64_MAX).ok_or(bad_number)?;
+        }
+        PaxKey::Mtime | PaxKey::Atime | PaxKey::Ctime => {
+            if !is_time(r.value) {
+                return Err(bad_number);
+            }
+        }
     }
     Ok(())
+}
+
+/// The largest id or time in seconds every reader holds (a signed 64-bit integer).
+const I64_MAX: u64 = i64::MAX as u64;
+
+/// A PAX time: `-?DECIMAL(.DIGITS)?`, the seconds a canonical decimal of at most 2^63 − 1
+/// (§1.2.3). No `+`, exponent, spaces, or empty part: a value every reader reads alike.
+fn is_time(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
+    let (seconds, fraction) = match v.iter().position(|&b| b == b'.') {
+        Some(dot) => (v.get(..dot).unwrap_or_default(), v.get(dot + 1..)),
+        None => (v, None),
+    };
+    let fraction_ok = fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
+    fraction_ok && decimal(seconds).is_some_and(|s| s <= I64_MAX)
 }
 
 /// A canonical decimal: digits only, no leading zero except `0` itself, fits u64.
@@ -177,10 +208,78 @@ mod tests {
             parse_extended(b"11 size=42\n015 path=a/b.so\n"),
             Err((TarReason::BadPax, 11))
         );
-        assert_eq!(parse_extended(b"11 size=4x\n"), Err((TarReason::BadPax, 0)));
+        assert_eq!(
+            parse_extended(b"11 size=4x\n"),
+            Err((TarReason::BadPaxNumber(PaxKey::Size), 0))
+        );
         assert_eq!(
             parse_extended(b"11 size=42\n11 size=43\n"),
             Err((TarReason::DuplicatePaxKey, 11))
         );
+    }
+
+    /// §1.2.3: NUL in a name value, and the strict numbers.
+    #[test]
+    fn checked_values() {
+        let rec = |k: &str, v: &[u8]| crate::tar::pax::tests::record(k, v);
+        assert_eq!(
+            parse_extended(&rec("uname", b"ro\0ot")),
+            Err((TarReason::PaxNul(PaxKey::Uname), 0))
+        );
+        assert_eq!(
+            parse_extended(&rec("linkpath", b"a\0")),
+            Err((TarReason::PaxNul(PaxKey::Linkpath), 0))
+        );
+        for ok in [
+            &b"0"[..],
+            b"1700000000",
+            b"1700000000.123456789",
+            b"-1.5",
+            b"9223372036854775807",
+        ] {
+            assert!(parse_extended(&rec("mtime", ok)).is_ok(), "{ok:?}");
+        }
+        for bad in [
+            &b""[..],
+            b"+1",
+            b"1e3",
+            b" 1",
+            b"01",
+            b"1.",
+            b".5",
+            b"1.5.6",
+            b"-",
+            b"nan",
+            b"9223372036854775808",
+        ] {
+            assert_eq!(
+                parse_extended(&rec("atime", bad)),
+                Err((TarReason::BadPaxNumber(PaxKey::Atime), 0)),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            parse_extended(&rec("uid", b"-1")),
+            Err((TarReason::BadPaxNumber(PaxKey::Uid), 0))
+        );
+        assert_eq!(
+            parse_extended(&rec("gid", b"0x10")),
+            Err((TarReason::BadPaxNumber(PaxKey::Gid), 0))
+        );
+        assert!(parse_extended(&rec("uid", b"1000")).is_ok());
+        assert!(parse_extended(&rec("comment", b"a\0b")).is_ok());
+    }
+
+    /// One record `"<len> <key>=<value>\n"`.
+    pub(super) fn record(key: &str, value: &[u8]) -> Vec<u8> {
+        let body = key.len() + value.len() + 3;
+        let mut len = body + 1;
+        while alloc::format!("{len}").len() + body != len {
+            len += 1;
+        }
+        let mut v = alloc::format!("{len} {key}=").into_bytes();
+        v.extend_from_slice(value);
+        v.push(b'\n');
+        v
     }
 }

@@ -375,6 +375,7 @@ impl TarReader {
         match h.flag {
             // §1.1.6: GNU sparse entries are rejected.
             TypeFlag::Sparse => Err(TarError::new(TarReason::Sparse, at + to_u64(TYPEFLAG_OFFSET))),
+            TypeFlag::SolarisExtended => Err(TarError::new(TarReason::SolarisExtended, at + to_u64(TYPEFLAG_OFFSET))),
             TypeFlag::Pax => self.begin_meta(MetaKind::Pax, &h, at).map(|()| None),
             TypeFlag::PaxGlobal => self.begin_meta(MetaKind::Global, &h, at).map(|()| None),
             TypeFlag::LongName => self.begin_meta(MetaKind::LongName, &h, at).map(|()| None),
@@ -548,7 +549,7 @@ fn header_path(h: &Header<'_>) -> Vec<u8> {
 fn long_name(mut data: Vec<u8>, start: u64) -> Result<Vec<u8>, TarError> {
     let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
     if let Some(i) = data.get(end..).unwrap_or_default().iter().position(|&b| b != 0) {
-        return Err(TarError::new(TarReason::BadLongName, start + to_u64(end + i)));
+        return Err(TarError::new(TarReason::LongNameHiddenBytes, start + to_u64(end + i)));
     }
     if end == 0 {
         return Err(TarError::new(TarReason::BadLongName, start));

@@ -649,7 +649,7 @@ cases! {
     pax_size_then_long_name: build_pax_size_then_long_name() => Reject(IA, "GNU long-name entry after a PAX header (byte 2048)");
     pax_path_and_long_name: build_pax_path_and_long_name() => Reject(IA, "path or link given by both PAX and GNU long-name records (byte 1024)");
     pax_duplicate_key: build_pax_duplicate_key() => Reject(IA, "PAX key repeated in one extended header (byte 1545)");
-    pax_size_leading_zero: build_pax_size_leading_zero() => Reject(IA, "malformed PAX extended header record (byte 1536)");
+    pax_size_leading_zero: build_pax_size_leading_zero() => Reject(IA, "PAX record size is not a strict decimal number (byte 1536)");
     pax_size_on_directory: build_pax_size_on_directory() => Reject(IA, "non-file tar entry has a non-zero size (member qwen--qwen3-0.6b@c1899de289a0/model, byte 2172)");
     pax_size_swallows_next_header: build_pax_size_swallows_next_header() => Reject(IA, "tar header field chksum is not a valid number (byte 3732)");
     pax_dangling_at_end: pax_dangling() => Reject(IA, "extended header not followed by an entry (byte 7680)");
