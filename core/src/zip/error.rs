@@ -40,6 +40,9 @@ pub enum ZipReason {
     MissingZip64Value,
     /// A ZIP64 value with no sentinel field needing it (§2.4).
     RedundantZip64Value,
+    /// A local header with a ZIP64 sentinel in one size field and not the other: its ZIP64
+    /// field must hold both sizes (APPNOTE 4.5.3; `spec/mlbundle.md` §2.4).
+    LocalZip64OneSize,
     /// A method other than 0 and 8 (§2.5).
     UnsupportedMethod,
     /// A stored member whose sizes differ (§2.5).
@@ -109,6 +112,9 @@ impl fmt::Display for ZipReason {
             ZipReason::BadExtraField => "extra field other than one exact ZIP64 field",
             ZipReason::MissingZip64Value => "ZIP64 extra field lacks a value for a sentinel field",
             ZipReason::RedundantZip64Value => "ZIP64 extra field holds a value no sentinel field needs",
+            ZipReason::LocalZip64OneSize => {
+                "local header takes one size from a ZIP64 field; APPNOTE 4.5.3 requires both"
+            }
             ZipReason::UnsupportedMethod => "compression method is not stored or deflated",
             ZipReason::StoredSizeMismatch => "stored member's compressed and uncompressed sizes differ",
             ZipReason::BadVersionNeeded => "version needed to extract is not allowed",

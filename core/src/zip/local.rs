@@ -46,6 +46,12 @@ pub fn read_local(data: &[u8], entry: &CentralEntry, names: &[&str]) -> Result<L
     let extra = record(data, extra_at, extra_len, ZipReason::BadLocalHeader).map_err(|e| e.member(entry.name))?;
     let (crc, csize, usize_) = (f.u32(14), f.u32(18), f.u32(22));
     let needs = [usize_ == u32::MAX, csize == u32::MAX, false];
+    if needs[0] != needs[1] {
+        // §2.4 (APPNOTE 4.5.3): a local ZIP64 field holds both sizes or none. A reader that
+        // takes one size from the header and the other from the field would disagree with
+        // one that reads the field as both.
+        return Err(fail(ZipReason::LocalZip64OneSize, 18));
+    }
     let zip64 = has_zip64_field(extra);
     let offsets = FieldOffsets {
         method: at.saturating_add(8),

@@ -334,6 +334,16 @@ cases! {
     descriptor_local_values_match => (with(1, |m| m.descriptor = Some(Desc {
         signed: true, wide: false, zero_local: false })).build().0, Valid);
     forced_zip64_local => (with(1, |m| m.local_zip64 = true).build().0, Valid);
+    local_zip64_one_size => {
+        // The uncompressed size in the ZIP64 field, the compressed size in the header.
+        let (mut b, l) = built(with(1, |m| {
+            m.local_zip64 = true;
+            m.local_extra = Some([&1u16.to_le_bytes()[..], &8u16.to_le_bytes(), &(m.data.len() as u64).to_le_bytes()].concat());
+        }));
+        let csize: [u8; 4] = b[(l.central[1] + 20) as usize..][..4].try_into().unwrap();
+        patch(&mut b, l.local[1] + 18, &csize);
+        (b, ic(MODEL, l.local[1] + 18))
+    };
     zip64_central_sentinels => (with(1, |m| { m.central_zip64 = true; m.version = 45; }).build().0, Valid);
     zip64_end_record_with_sentinels => {
         let mut z = std_zip();
