@@ -169,7 +169,7 @@ fn external_data_copied_into_the_data_region() {
     let out = path(&d, "m.onemodel");
     assert_eq!(modelgate(&["onemodel", "convert", &input, &out]).status.code(), Some(0));
     let bytes = std::fs::read(&out).unwrap();
-    let model = modelgate_core::onemodel::read(&bytes).unwrap();
+    let model = modelgate_core::onemodel::read(&bytes, modelgate_core::onemodel::Limits::DEFAULT).unwrap();
     let TensorData::Raw(w) = &model.graph.initializers[0].data else {
         panic!()
     };

@@ -6,7 +6,7 @@ use modelgate_core::onemodel::*;
 use modelgate_corpus_gen::onemodel::{gm as graph_manifest, net, node};
 
 fn read_err(file: &[u8]) -> Error {
-    read(file).expect_err("must be rejected")
+    read(file, Limits::DEFAULT).expect_err("must be rejected")
 }
 
 /// A file from manifest text and data bytes.
@@ -42,7 +42,7 @@ fn set_u64(f: &mut [u8], at: usize, v: u64) {
 #[test]
 fn minimal_file_is_valid() {
     let bytes_m = file(EMPTY, &[]);
-    let m = read(&bytes_m).unwrap();
+    let m = read(&bytes_m, Limits::DEFAULT).unwrap();
     assert_eq!(m.ir_version, 9);
     assert!(m.graph.nodes.is_empty());
 }
@@ -134,7 +134,14 @@ fn manifest_over_size_limit_rejected() {
         max_manifest: 10,
         ..Limits::DEFAULT
     };
-    let e = read_with(&f, limits, [0, 0]).unwrap_err();
+    let e = read(
+        &f,
+        Limits {
+            hash_key: [0, 0],
+            ..limits
+        },
+    )
+    .unwrap_err();
     assert_header(&e, ErrorKind::LimitExceeded, "manifest_length", 16);
 }
 
@@ -204,7 +211,7 @@ fn ir_version_negative_out_of_range() {
 fn int64_beyond_2_53_kept_exactly() {
     let g = "{\"nodes\":[{\"op\":\"C\",\"outputs\":[\"y\"],\"attributes\":[{\"name\":\"v\",\"type\":2,\"value\":-9007199254740993}]}],\"outputs\":[{\"name\":\"y\"}]}";
     let bytes_m = file(&graph_manifest(g), &[]);
-    let m = read(&bytes_m).unwrap();
+    let m = read(&bytes_m, Limits::DEFAULT).unwrap();
     assert_eq!(
         m.graph.nodes[0].attributes[0].value,
         Some(AttrValue::Int(-9007199254740993))
@@ -225,7 +232,7 @@ fn wrong_json_type_rejected() {
 #[test]
 fn unknown_members_ignored() {
     let m = "{\"ir_version\":9,\"future\":{\"x\":[1,2]},\"graph\":{\"later\":true}}";
-    assert!(read(&file(m, &[])).is_ok());
+    assert!(read(&file(m, &[]), Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -272,7 +279,7 @@ fn attr_graph(attr: &str) -> String {
 fn float_attribute_is_bit_pattern() {
     let m = attr_graph("{\"name\":\"f\",\"type\":6,\"value\":[1065353216,2143289345,2147483648]}");
     let bytes_model = file(&m, &[]);
-    let model = read(&bytes_model).unwrap();
+    let model = read(&bytes_model, Limits::DEFAULT).unwrap();
     let Some(AttrValue::Floats(f)) = &model.graph.nodes[0].attributes[0].value else {
         panic!()
     };
@@ -304,7 +311,7 @@ fn float_attribute_decimal_rejected() {
 fn string_attribute_base64_decoded() {
     let m = attr_graph("{\"name\":\"s\",\"type\":3,\"value\":\"AP8=\"}");
     let bytes_model = file(&m, &[]);
-    let model = read(&bytes_model).unwrap();
+    let model = read(&bytes_model, Limits::DEFAULT).unwrap();
     assert_eq!(
         model.graph.nodes[0].attributes[0].value,
         Some(AttrValue::String(vec![0, 255]))
@@ -372,7 +379,7 @@ fn tensor_is_a_view_of_the_file() {
     let mut data = vec![0u8; 80];
     data[64..80].copy_from_slice(&[1; 16]);
     let f = file(&m, &data);
-    let model = read(&f).unwrap();
+    let model = read(&f, Limits::DEFAULT).unwrap();
     let TensorData::Raw(bytes) = &model.graph.initializers[0].data else {
         panic!()
     };
@@ -398,7 +405,7 @@ fn names_are_views_of_the_manifest_unless_escaped() {
         r#""nodes":[{"name":"n0","op":"Add","inputs":["x","w"],"outputs":["y\u0031"]}]}"#
     ));
     let f = file(&m, &[]);
-    let model = read(&f).unwrap();
+    let model = read(&f, Limits::DEFAULT).unwrap();
     let inside = |s: &str| {
         let at = s.as_ptr() as usize;
         at >= f.as_ptr() as usize && at + s.len() <= f.as_ptr() as usize + f.len()
@@ -498,7 +505,7 @@ fn element_count_2_60_limit_exceeded() {
 #[test]
 fn zero_dim_makes_count_zero() {
     let m = init_graph("{\"dtype\":1,\"dims\":[1152921504606846976,0],\"data\":{\"offset\":0,\"length\":0}}");
-    assert!(read(&file(&m, &[])).is_ok());
+    assert!(read(&file(&m, &[]), Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -522,7 +529,7 @@ fn length_disagrees_with_dims_out_of_range() {
 #[test]
 fn sub_byte_length_rounds_up() {
     let m = init_graph("{\"dtype\":22,\"dims\":[3],\"data\":{\"offset\":0,\"length\":2}}");
-    assert!(read(&file(&m, &[0x21, 0x03])).is_ok());
+    assert!(read(&file(&m, &[0x21, 0x03]), Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -629,10 +636,10 @@ fn dim_with_value_and_param_rejected() {
 fn shape_absent_and_empty_differ() {
     let m = typed_input("{\"kind\":\"tensor\",\"elem_type\":1}");
     let bytes_a = file(&m, &[]);
-    let a = read(&bytes_a).unwrap();
+    let a = read(&bytes_a, Limits::DEFAULT).unwrap();
     let m = typed_input("{\"kind\":\"tensor\",\"elem_type\":1,\"shape\":[]}");
     let bytes_b = file(&m, &[]);
-    let b = read(&bytes_b).unwrap();
+    let b = read(&bytes_b, Limits::DEFAULT).unwrap();
     assert_ne!(a.graph.inputs[0].ty, b.graph.inputs[0].ty);
 }
 
@@ -647,7 +654,7 @@ fn nested_sequences(levels: usize) -> String {
 #[test]
 fn nesting_64_accepted() {
     // Graph (1) + 63 types.
-    assert!(read(&file(&typed_input(&nested_sequences(62)), &[])).is_ok());
+    assert!(read(&file(&typed_input(&nested_sequences(62)), &[]), Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -687,7 +694,7 @@ fn name_defined_twice_rejected() {
 #[test]
 fn initializer_attaches_to_input() {
     let g = "{\"inputs\":[{\"name\":\"w\"}],\"initializers\":[{\"name\":\"w\",\"dtype\":1,\"dims\":[0],\"data\":{\"offset\":0,\"length\":0}}],\"outputs\":[{\"name\":\"w\"}]}";
-    assert!(read(&file(&graph_manifest(g), &[])).is_ok());
+    assert!(read(&file(&graph_manifest(g), &[]), Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -715,7 +722,7 @@ fn undefined_node_input_rejected() {
 #[test]
 fn empty_input_is_omitted_operand() {
     let m = net(&["x"], &[node("Clip", &["x", "", ""], &["y"])], &["y"]);
-    assert!(read(&file(&m, &[])).is_ok());
+    assert!(read(&file(&m, &[]), Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -742,7 +749,7 @@ fn nodes_reordered_stably() {
         &["b", "c"],
     );
     let bytes_model = file(&m, &[]);
-    let model = read(&bytes_model).unwrap();
+    let model = read(&bytes_model, Limits::DEFAULT).unwrap();
     let ops: Vec<_> = model.graph.nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["A", "B", "C"]);
 }
@@ -759,7 +766,7 @@ fn nodes_in_order_keep_positions() {
         &["b"],
     );
     let bytes_model = file(&m, &[]);
-    let model = read(&bytes_model).unwrap();
+    let model = read(&bytes_model, Limits::DEFAULT).unwrap();
     let ops: Vec<_> = model.graph.nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["C", "A", "B"]);
 }
@@ -817,7 +824,7 @@ fn subgraph_reads_enclosing_value_and_orders_its_node() {
     );
     let m = net(&["x"], &[if_node, node("A", &["x"], &["a"])], &["y"]);
     let bytes_model = file(&m, &[]);
-    let model = read(&bytes_model).unwrap();
+    let model = read(&bytes_model, Limits::DEFAULT).unwrap();
     let ops: Vec<_> = model.graph.nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["A", "If"]);
 }
@@ -854,7 +861,7 @@ fn nodes_reordered_in_every_subgraph_and_function() {
     let m = net(&[], &main, &["d"]);
     let m = format!("{},\"functions\":[{function}]}}", &m[..m.len() - 1]);
     let bytes = file(&m, &[]);
-    let model = read(&bytes).unwrap();
+    let model = read(&bytes, Limits::DEFAULT).unwrap();
     let ops = |nodes: &[Node]| nodes.iter().map(|n| n.op.to_string()).collect::<Vec<_>>();
     fn sub<'m, 'a>(a: &'m Attribute<'a>, i: usize) -> &'m Graph<'a> {
         match a.value.as_ref().unwrap() {
@@ -928,7 +935,7 @@ fn value_info_reports_its_first_failure() {
 fn function_body_resolved_and_ordered() {
     let m = "{\"ir_version\":9,\"opsets\":[{\"version\":17},{\"domain\":\"f\",\"version\":1}],\"graph\":{},\"functions\":[{\"name\":\"F\",\"domain\":\"f\",\"inputs\":[\"a\"],\"outputs\":[\"c\"],\"nodes\":[{\"op\":\"N\",\"inputs\":[\"b\"],\"outputs\":[\"c\"]},{\"op\":\"M\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]}]}]}";
     let bytes_model = file(m, &[]);
-    let model = read(&bytes_model).unwrap();
+    let model = read(&bytes_model, Limits::DEFAULT).unwrap();
     let ops: Vec<_> = model.functions[0].nodes.iter().map(|n| &*n.op).collect();
     assert_eq!(ops, ["M", "N"]);
 }
@@ -1083,17 +1090,17 @@ fn writer_round_trip_is_identity() {
     let w: Vec<u8> = (0..16).collect();
     let idx = 2u64.to_le_bytes();
     let model = sample_model(&w, &idx);
-    let bytes = write(&model).unwrap();
-    let back = read(&bytes).unwrap();
+    let bytes = write(&model, Limits::DEFAULT).unwrap();
+    let back = read(&bytes, Limits::DEFAULT).unwrap();
     assert_eq!(back, model);
-    assert_eq!(write(&back).unwrap(), bytes, "same model, same bytes");
+    assert_eq!(write(&back, Limits::DEFAULT).unwrap(), bytes, "same model, same bytes");
 }
 
 #[test]
 fn writer_places_tensors_at_64_byte_multiples_in_data_order() {
     let w: Vec<u8> = (0..16).collect();
     let idx = 2u64.to_le_bytes();
-    let bytes = write(&sample_model(&w, &idx)).unwrap();
+    let bytes = write(&sample_model(&w, &idx), Limits::DEFAULT).unwrap();
     let h = header::read(&bytes, u64::MAX).unwrap();
     assert_eq!(h.data_offset % 64, 0);
     // Initializer w, sparse values s, sparse indices, then the subgraph's k.
@@ -1114,7 +1121,7 @@ fn writer_rejects_noncharacter_strings() {
         producer_name: "a\u{FFFE}".into(),
         ..Model::default()
     };
-    assert_eq!(write(&model).unwrap_err().kind, ErrorKind::Unsupported);
+    assert_eq!(write(&model, Limits::DEFAULT).unwrap_err().kind, ErrorKind::Unsupported);
 }
 
 #[test]
@@ -1132,7 +1139,7 @@ fn writer_rejects_bytes_disagreeing_with_dims() {
         },
         ..Model::default()
     };
-    assert_eq!(write(&model).unwrap_err().kind, ErrorKind::OutOfRange);
+    assert_eq!(write(&model, Limits::DEFAULT).unwrap_err().kind, ErrorKind::OutOfRange);
 }
 
 /// What the writer says about `sample_model` changed by `change`: it must refuse it (§4), so
@@ -1142,7 +1149,7 @@ fn writer_refusal(change: impl FnOnce(&mut Model<'_>)) -> Error {
     let idx = 2u64.to_le_bytes();
     let mut model = sample_model(&w, &idx);
     change(&mut model);
-    write(&model).expect_err("the writer must refuse a model its reader would reject")
+    write(&model, Limits::DEFAULT).expect_err("the writer must refuse a model its reader would reject")
 }
 
 fn assert_refused(e: &Error, kind: ErrorKind, path: &str) {
@@ -1298,18 +1305,34 @@ fn writer_refuses_manifest_over_reader_limit() {
         doc: "d".repeat(1000),
         ..nested_graph_model(1)
     };
-    let bytes = write(&model).unwrap();
+    let bytes = write(&model, Limits::DEFAULT).unwrap();
     let len = header::read(&bytes, u64::MAX).unwrap().manifest_length;
     let limits = |max_manifest| Limits {
         max_manifest,
         ..Limits::DEFAULT
     };
-    assert_eq!(write_with(&model, limits(len)).unwrap(), bytes);
-    assert!(read_with(&bytes, limits(len), [1, 2]).is_ok());
-    let e = write_with(&model, limits(len - 1)).unwrap_err();
+    assert_eq!(write(&model, limits(len)).unwrap(), bytes);
+    assert!(
+        read(
+            &bytes,
+            Limits {
+                hash_key: [1, 2],
+                ..limits(len)
+            }
+        )
+        .is_ok()
+    );
+    let e = write(&model, limits(len - 1)).unwrap_err();
     assert_header(&e, ErrorKind::LimitExceeded, "manifest_length", 16);
     assert_header(
-        &read_with(&bytes, limits(len - 1), [1, 2]).unwrap_err(),
+        &read(
+            &bytes,
+            Limits {
+                hash_key: [1, 2],
+                ..limits(len - 1)
+            },
+        )
+        .unwrap_err(),
         ErrorKind::LimitExceeded,
         "manifest_length",
         16,
@@ -1321,9 +1344,9 @@ fn writer_refuses_manifest_over_reader_limit() {
 fn writer_refuses_nesting_over_64() {
     // §3.2 and §4: 64 graph levels write and read back; 65 are LimitExceeded in the writer
     // as in the reader.
-    let bytes = write(&nested_graph_model(64)).unwrap();
-    assert_eq!(read(&bytes).unwrap(), nested_graph_model(64));
-    let e = write(&nested_graph_model(65)).unwrap_err();
+    let bytes = write(&nested_graph_model(64), Limits::DEFAULT).unwrap();
+    assert_eq!(read(&bytes, Limits::DEFAULT).unwrap(), nested_graph_model(64));
+    let e = write(&nested_graph_model(65), Limits::DEFAULT).unwrap_err();
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
     // Types count too: a graph input typed 64 levels deep is level 65.
     let mut ty = Type {
@@ -1345,7 +1368,10 @@ fn writer_refuses_nesting_over_64() {
         ty: Some(ty),
         ..TypedName::default()
     });
-    assert_eq!(write(&model).unwrap_err().kind, ErrorKind::LimitExceeded);
+    assert_eq!(
+        write(&model, Limits::DEFAULT).unwrap_err().kind,
+        ErrorKind::LimitExceeded
+    );
 }
 
 /// §1.3 lets tensors share bytes; ONNX holds each tensor's bytes in full (§6.3). 2049
@@ -1362,7 +1388,7 @@ fn onnx_writer_refuses_shared_tensor_bytes_over_2_gib() {
         list.join(",")
     );
     let file = assemble(manifest.as_bytes(), &vec![7u8; 1 << 20]);
-    let model = read(&file).unwrap();
+    let model = read(&file, Limits::DEFAULT).unwrap();
     let e = modelgate_core::onnx::write_model(&model).unwrap_err();
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
 }
@@ -1402,15 +1428,15 @@ fn max_shared(max_shared_data: u64) -> Limits {
 #[test]
 fn writer_refuses_tensors_sharing_bytes_over_max_shared_data() {
     let same = shared_file(4096, (0..1024).map(|_| (0, 4096)));
-    let model = read(&same).unwrap();
-    let e = refused(write_with(&model, max_shared(1 << 20)));
+    let model = read(&same, Limits::DEFAULT).unwrap();
+    let e = refused(write(&model, max_shared(1 << 20)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
-    let bytes = write(&model).unwrap();
+    let bytes = write(&model, Limits::DEFAULT).unwrap();
     assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 1024 * 4096);
-    assert_eq!(read(&bytes).unwrap(), model);
+    assert_eq!(read(&bytes, Limits::DEFAULT).unwrap(), model);
 
     let windows = shared_file(1 << 16, (0..512).map(|i| (64 * i, 1 << 15)));
-    let e = refused(write_with(&read(&windows).unwrap(), max_shared(1 << 20)));
+    let e = refused(write(&read(&windows, Limits::DEFAULT).unwrap(), max_shared(1 << 20)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
     assert_eq!(Limits::DEFAULT.max_shared_data, (1 << 31) - 1, "spec §4: 2^31 - 1");
 }
@@ -1422,24 +1448,27 @@ fn writer_refuses_tensors_sharing_bytes_over_max_shared_data() {
 #[test]
 fn writer_writes_shared_bytes_up_to_max_shared_data() {
     let file = shared_file(1024, (0..3).map(|_| (0, 1024)));
-    let model = read(&file).unwrap();
-    let bytes = write_with(&model, max_shared(2048)).unwrap();
+    let model = read(&file, Limits::DEFAULT).unwrap();
+    let bytes = write(&model, max_shared(2048)).unwrap();
     assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 3 * 1024);
-    let back = read_with(&bytes, max_shared(0), [1, 2]).unwrap();
+    let back = read(
+        &bytes,
+        Limits {
+            hash_key: [1, 2],
+            ..max_shared(0)
+        },
+    )
+    .unwrap();
     assert_eq!(back, model);
-    assert_eq!(
-        write_with(&back, max_shared(0)).unwrap(),
-        bytes,
-        "same model, same bytes"
-    );
-    let e = refused(write_with(&model, max_shared(2047)));
+    assert_eq!(write(&back, max_shared(0)).unwrap(), bytes, "same model, same bytes");
+    let e = refused(write(&model, max_shared(2047)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
     // Windows of 128 bytes every 64 over 256: 384 bytes written, 256 held, 128 added.
     let file = shared_file(256, (0..3).map(|i| (64 * i, 128)));
-    let windows = read(&file).unwrap();
-    let bytes = write_with(&windows, max_shared(128)).unwrap();
-    assert_eq!(read(&bytes).unwrap(), windows);
-    let e = refused(write_with(&windows, max_shared(127)));
+    let windows = read(&file, Limits::DEFAULT).unwrap();
+    let bytes = write(&windows, max_shared(128)).unwrap();
+    assert_eq!(read(&bytes, Limits::DEFAULT).unwrap(), windows);
+    let e = refused(write(&windows, max_shared(127)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
 }
 
@@ -1466,11 +1495,11 @@ fn writer_counts_shared_bytes_of_tensors_everywhere_in_the_model() {
         t("e")
     );
     let file = assemble(manifest.as_bytes(), &[7u8; 1024]);
-    let model = read(&file).unwrap();
-    let bytes = write_with(&model, max_shared(4096)).unwrap();
+    let model = read(&file, Limits::DEFAULT).unwrap();
+    let bytes = write(&model, max_shared(4096)).unwrap();
     assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 4 * 1024 + 1024);
-    assert_eq!(read(&bytes).unwrap(), model);
-    let e = refused(write_with(&model, max_shared(4095)));
+    assert_eq!(read(&bytes, Limits::DEFAULT).unwrap(), model);
+    let e = refused(write(&model, max_shared(4095)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
 }
 
@@ -1510,10 +1539,10 @@ mod onnx_proto {
         let w: Vec<u8> = (0..16).collect();
         let idx = 2u64.to_le_bytes();
         let proto = onnx::write_model(&sample_model(&w, &idx)).unwrap();
-        let one = write(&onnx::to_model(&proto).unwrap()).unwrap();
-        let again = write(&onnx::to_model(&proto).unwrap()).unwrap();
+        let one = write(&onnx::to_model(&proto).unwrap(), Limits::DEFAULT).unwrap();
+        let again = write(&onnx::to_model(&proto).unwrap(), Limits::DEFAULT).unwrap();
         assert_eq!(one, again, "converting twice gives identical bytes");
-        assert_eq!(onnx::write_model(&read(&one).unwrap()).unwrap(), proto);
+        assert_eq!(onnx::write_model(&read(&one, Limits::DEFAULT).unwrap()).unwrap(), proto);
     }
 
     #[test]

@@ -1,11 +1,10 @@
 //! The check from a file's first bytes (`spec/onemodel.md` §5, `onemodel::check_head`): the
 //! header, the manifest and its padding, the data region known by its length alone, give
 //! every file the verdict, and every failure the kind and location, of the read of the
-//! whole file (`onemodel::read_with`). Every hostile-corpus file is held to the same
+//! whole file (`onemodel::read`). Every hostile-corpus file is held to the same
 //! through `modelgate_io::onemodel::check_file`, which calls these two functions
 //! (`std-io/src/onemodel.rs`, `the_check_of_each_corpus_file_is_the_whole_read`).
 
-use modelgate_core::json::DEFAULT_HASH_KEY;
 use modelgate_core::onemodel::writer::assemble;
 use modelgate_core::onemodel::*;
 
@@ -16,12 +15,12 @@ fn by_head(f: &[u8], limits: Limits) -> Result<(), Error> {
     let need = head_length(&f[..f.len().min(64)], len, limits)?;
     let need = usize::try_from(need).expect("a head that fits in memory");
     assert!(need <= f.len(), "head_length {need} past the file's {} bytes", f.len());
-    check_head(&f[..need], len, limits, DEFAULT_HASH_KEY)
+    check_head(&f[..need], len, limits)
 }
 
 /// The verdict of the whole read, the model dropped.
 fn whole(f: &[u8], limits: Limits) -> Result<(), Error> {
-    read_with(f, limits, DEFAULT_HASH_KEY).map(drop)
+    read(f, limits).map(drop)
 }
 
 fn agree(f: &[u8], what: &str) {
@@ -44,10 +43,7 @@ fn a_valid_file_checked_by_its_head_is_accepted() {
     assert_eq!(head_length(&f[..64], f.len() as u64, Limits::DEFAULT), Ok(data_offset));
     assert_eq!(by_head(&f, Limits::DEFAULT), Ok(()));
     // More bytes than needed change nothing: the whole file as its own head.
-    assert_eq!(
-        check_head(&f, f.len() as u64, Limits::DEFAULT, DEFAULT_HASH_KEY),
-        Ok(())
-    );
+    assert_eq!(check_head(&f, f.len() as u64, Limits::DEFAULT), Ok(()));
 }
 
 /// §1.1 checks 1–11: every header byte and every padding byte set to values that break
@@ -118,11 +114,11 @@ fn a_head_shorter_than_asked_for_is_out_of_range() {
         (e.kind, e.field, e.offset),
         (ErrorKind::OutOfRange, Some("header"), Some(10))
     );
-    let e = check_head(&f[..10], len, Limits::DEFAULT, DEFAULT_HASH_KEY).expect_err("10 bytes");
+    let e = check_head(&f[..10], len, Limits::DEFAULT).expect_err("10 bytes");
     assert_eq!((e.kind, e.field), (ErrorKind::OutOfRange, Some("header")));
     let need = head_length(&f[..64], len, Limits::DEFAULT).unwrap() as usize;
     for short in [64, need - 1] {
-        let e = check_head(&f[..short], len, Limits::DEFAULT, DEFAULT_HASH_KEY).expect_err("short head");
+        let e = check_head(&f[..short], len, Limits::DEFAULT).expect_err("short head");
         assert_eq!(
             (e.kind, e.field, e.offset),
             (ErrorKind::OutOfRange, Some("data_offset"), Some(24)),

@@ -16,7 +16,7 @@ use std::path::Path;
 const OUTCOMES: &str = include_str!("data/onemodel_corpus_outcomes.tsv");
 
 fn outcome(bytes: &[u8]) -> String {
-    match read(bytes) {
+    match read(bytes, Limits::DEFAULT) {
         Ok(_) => String::from("ok"),
         Err(e) => format!(
             "{}\t{}\t{}\t{}",
@@ -61,7 +61,7 @@ fn at(manifest: &str, needle: &str) -> u64 {
 #[test]
 fn members_out_of_writer_order_are_checked_in_table_order() {
     let m = r#"{"graph":{"initializers":[{"data":{"length":4,"offset":1},"dims":[-1],"dtype":1,"name":"w"}]},"ir_version":9}"#;
-    let e = read(&manifest_file(m)).expect_err("negative dim");
+    let e = read(&manifest_file(m), Limits::DEFAULT).expect_err("negative dim");
     assert_eq!(
         (e.kind, e.path.as_deref(), e.offset),
         (
@@ -72,7 +72,7 @@ fn members_out_of_writer_order_are_checked_in_table_order() {
     );
     // The same tensor with a good dimension: now `data` is wrong (offset not aligned).
     let m = m.replace("[-1]", "[1]");
-    let e = read(&manifest_file(&m)).expect_err("unaligned");
+    let e = read(&manifest_file(&m), Limits::DEFAULT).expect_err("unaligned");
     assert_eq!(
         (e.kind, e.path.as_deref(), e.offset),
         (
@@ -88,7 +88,7 @@ fn members_out_of_writer_order_are_checked_in_table_order() {
 fn escaped_member_names_are_found() {
     let m = r#"{"ir_version":9,"opsets":[{"version":17}],"graph":{"inputs":[{"name":"x"}],"outputs":[{"name":"y"}],"nodes":[{"outputs":["y"],"\u006fp":"Relu","inputs":["x"]}]}}"#;
     let bytes = manifest_file(m);
-    let model = read(&bytes).expect("valid");
+    let model = read(&bytes, Limits::DEFAULT).expect("valid");
     assert_eq!(model.graph.nodes[0].op, "Relu");
     assert_eq!(model.graph.nodes[0].inputs, ["x"]);
 }
@@ -98,7 +98,7 @@ fn escaped_member_names_are_found() {
 #[test]
 fn resolution_failures_carry_offsets() {
     let m = r#"{"ir_version":9,"opsets":[{"version":17}],"graph":{"nodes":[{"op":"Relu","inputs":["nowhere"],"outputs":["y"]}]}}"#;
-    let e = read(&manifest_file(m)).expect_err("undefined");
+    let e = read(&manifest_file(m), Limits::DEFAULT).expect_err("undefined");
     assert_eq!(
         (e.kind, e.path.as_deref(), e.offset),
         (
@@ -110,7 +110,7 @@ fn resolution_failures_carry_offsets() {
     // A node that reads its own output: a cycle, reported at the node.
     let m = m.replace("nowhere", "y");
     let bytes = manifest_file(&m);
-    let e = read(&bytes).expect_err("cycle");
+    let e = read(&bytes, Limits::DEFAULT).expect_err("cycle");
     assert_eq!(
         (e.kind, e.path.as_deref(), e.offset),
         (
@@ -119,4 +119,45 @@ fn resolution_failures_carry_offsets() {
             Some(at(&m, "{\"op\""))
         )
     );
+}
+
+/// What a manifest reads as does not depend on how its JSON is written (§1.2, §3.4): members
+/// out of table order, unknown members, escaped member names, members of another type kind
+/// and whitespace between tokens give the model the writer's own text gives, and the writer
+/// writes that model back as its own text.
+#[test]
+fn every_spelling_of_a_manifest_reads_as_the_writers() {
+    let canonical = r#"{"ir_version":8,"opsets":[{"version":17}],"graph":{"inputs":[{"name":"x","type":{"kind":"tensor","elem_type":1}}],"outputs":[{"name":"y"}],"nodes":[{"name":"","op":"Relu","domain":"","overload":"","inputs":["x"],"outputs":["y"],"attributes":[]}]}}"#;
+    let bytes = manifest_file(canonical);
+    let model = read(&bytes, Limits::DEFAULT).expect("valid");
+    assert_eq!(
+        write(&model, Limits::DEFAULT).expect("writes"),
+        assemble(canonical.as_bytes(), &[])
+    );
+    let spellings = [
+        (
+            "members out of table order",
+            r#"{"graph":{"nodes":[{"outputs":["y"],"inputs":["x"],"op":"Relu"}],"outputs":[{"name":"y"}],"inputs":[{"type":{"elem_type":1,"kind":"tensor"},"name":"x"}]},"opsets":[{"version":17}],"ir_version":8}"#,
+        ),
+        (
+            "unknown members",
+            r#"{"ir_version":8,"later":{"a":[1]},"opsets":[{"version":17,"x":null}],"graph":{"inputs":[{"name":"x","type":{"kind":"tensor","elem_type":1}}],"outputs":[{"name":"y"}],"nodes":[{"op":"Relu","inputs":["x"],"outputs":["y"],"z":"z"}]}}"#,
+        ),
+        (
+            "escaped member names",
+            r#"{"ir\u005fversion":8,"opsets":[{"version":17}],"graph":{"inputs":[{"name":"x","type":{"\u006bind":"tensor","elem_type":1}}],"outputs":[{"name":"y"}],"nodes":[{"op":"Relu","inputs":["x"],"outputs":["y"]}]}}"#,
+        ),
+        (
+            "a member of another type kind",
+            r#"{"ir_version":8,"opsets":[{"version":17}],"graph":{"inputs":[{"name":"x","type":{"kind":"tensor","elem_type":1,"key_type":7,"elem":{}}}],"outputs":[{"name":"y"}],"nodes":[{"op":"Relu","inputs":["x"],"outputs":["y"]}]}}"#,
+        ),
+        (
+            "whitespace between tokens",
+            " {\"ir_version\" :8,\n\"opsets\":[ {\"version\":17} ],\t\"graph\":{\"inputs\":[{\"name\":\"x\",\"type\":{\"kind\":\"tensor\",\"elem_type\":1}}],\r\"outputs\":[{\"name\":\"y\"}],\"nodes\":[{\"op\":\"Relu\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}]}} \n",
+        ),
+    ];
+    for (what, text) in spellings {
+        let bytes = manifest_file(text);
+        assert_eq!(read(&bytes, Limits::DEFAULT).as_ref(), Ok(&model), "{what}");
+    }
 }

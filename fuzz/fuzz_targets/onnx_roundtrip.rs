@@ -8,13 +8,13 @@ use modelgate_core::{onemodel, onnx};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(model) = onnx::to_model(data) else { return };
-    let Ok(file) = onemodel::write(&model) else { return };
+    let Ok(file) = onemodel::write(&model, onemodel::Limits::DEFAULT) else { return };
     assert_eq!(
-        onemodel::write(&model).expect("writes twice"),
+        onemodel::write(&model, onemodel::Limits::DEFAULT).expect("writes twice"),
         file,
         "OneModel writer not deterministic"
     );
-    let back = onemodel::read(&file).expect("the writer's output reads");
+    let back = onemodel::read(&file, onemodel::Limits::DEFAULT).expect("the writer's output reads");
     assert_eq!(back, model, "OneModel round trip changed the model");
     assert_eq!(onnx::write_model(&back).ok(), onnx::write_model(&model).ok());
 });

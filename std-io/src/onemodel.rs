@@ -34,6 +34,15 @@ fn rejected(e: onemodel::Error) -> Failure {
     Failure::Rejected(e.rejection())
 }
 
+/// The limits every OneModel read here runs under: the defaults, with this process's random
+/// duplicate-table key ([`crate::hash_key`], `spec/json.md` §5).
+pub(crate) fn limits() -> Limits {
+    Limits {
+        hash_key: crate::hash_key(),
+        ..Limits::DEFAULT
+    }
+}
+
 /// Loads a file: mapped when at least 1 MiB, read otherwise (§5).
 pub fn load(path: &Path) -> Result<FileBytes, Failure> {
     mmap::load(path, FILE_LIMIT).map_err(|e| match e.kind() {
@@ -48,7 +57,7 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
 
 /// Checks the OneModel file at `path` as `modelgate check` does (`spec/onemodel.md` §5):
 /// only its header, manifest and padding are looked at, its data region counted
-/// ([`onemodel::check_head`]), so the verdict is [`onemodel::read_with`]'s while no tensor
+/// ([`onemodel::check_head`]), so the verdict is [`onemodel::read`]'s while no tensor
 /// byte is read. The header's checks 1–10 (§1.1) run on its first 64 bytes before more is
 /// read. A head under 1 MiB is then read; a larger one is mapped with the file, as §5 loads
 /// files, so that a manifest that fails early is rejected without being read whole. A file
@@ -58,8 +67,8 @@ pub fn check_file(path: &Path) -> Result<(), Failure> {
     let len = meta.len();
     let mut head = Vec::new();
     read_until(&file, &mut head, len.min(onemodel::header::HEADER_LEN))?;
-    let need = onemodel::head_length(&head, len, Limits::DEFAULT).map_err(rejected)?;
-    let check = |head: &[u8]| onemodel::check_head(head, len, Limits::DEFAULT, crate::hash_key()).map_err(rejected);
+    let need = onemodel::head_length(&head, len, limits()).map_err(rejected)?;
+    let check = |head: &[u8]| onemodel::check_head(head, len, limits()).map_err(rejected);
     if need < mmap::MAP_THRESHOLD {
         read_until(&file, &mut head, need)?;
         return check(&head);
@@ -157,7 +166,7 @@ pub fn convert_with(
     overwrite: bool,
     progress: &mut ConvertProgress<'_>,
 ) -> Result<(), Failure> {
-    let bytes = with_onnx_progress(input, progress, onemodel::write)?.map_err(rejected)?;
+    let bytes = with_onnx_progress(input, progress, |m| onemodel::write(m, Limits::DEFAULT))?.map_err(rejected)?;
     publish_progress(output, &bytes, overwrite, progress)
 }
 
@@ -174,7 +183,7 @@ pub fn to_onnx_with(
     progress: &mut ConvertProgress<'_>,
 ) -> Result<(), Failure> {
     let bytes = load(input)?;
-    let model = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map_err(rejected)?;
+    let model = onemodel::read(&bytes, limits()).map_err(rejected)?;
     let proto = onnx::write_model(&model).map_err(rejected)?;
     publish_progress(output, &proto, overwrite, progress)
 }
@@ -353,7 +362,7 @@ mod tests {
                 continue;
             }
             let bytes = std::fs::read(&path).unwrap();
-            let whole = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map(drop);
+            let whole = onemodel::read(&bytes, limits()).map(drop);
             match (check_file(&path), whole) {
                 (Ok(()), Ok(())) => {}
                 (Err(Failure::Rejected(a)), Err(b)) => assert_eq!(a, b.rejection(), "{}", path.display()),
@@ -382,7 +391,7 @@ mod tests {
             assert!(bytes.len() as u64 > mmap::MAP_THRESHOLD);
             let path = tmp.path().join(format!("{i}.onemodel"));
             std::fs::write(&path, &bytes).unwrap();
-            let whole = onemodel::read_with(&bytes, Limits::DEFAULT, crate::hash_key()).map(drop);
+            let whole = onemodel::read(&bytes, limits()).map(drop);
             assert_eq!(whole.is_ok(), i == 0, "case {i}");
             match (check_file(&path), whole) {
                 (Ok(()), Ok(())) => {}

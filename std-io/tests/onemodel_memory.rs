@@ -26,10 +26,10 @@ fn rewriting_tensors_that_share_bytes_is_refused_without_reserving_the_output() 
     let path = dir.path().join("shared.onemodel");
     std::fs::write(&path, assemble(manifest.as_bytes(), &vec![7u8; 1 << 20])).unwrap();
     let bytes = modelgate_io::onemodel::load(&path).unwrap();
-    let model = onemodel::read(&bytes).unwrap();
+    let model = onemodel::read(&bytes, onemodel::Limits::DEFAULT).unwrap();
     // 2049 MiB of tensor bytes over 1 MiB of memory: sharing adds 2^31 bytes, one over.
     // Only the length leaves the closure, so a failing run does not print the output.
-    let (written, peak) = common::peak_of(|| onemodel::write(&model).map(|file| file.len()));
+    let (written, peak) = common::peak_of(|| onemodel::write(&model, onemodel::Limits::DEFAULT).map(|file| file.len()));
     assert!(peak < 16 << 20, "peak {peak} bytes");
     let e = written.unwrap_err();
     assert_eq!(

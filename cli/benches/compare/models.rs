@@ -36,7 +36,8 @@ pub fn onemodel_file(dir: &Path, name: &str, total: u64, d: u64) -> PathBuf {
         &format!("total={total} d={d}"),
         |p| {
             let m = model(total, d, false);
-            let bytes = onemodel::write(&m).unwrap_or_else(|e| fail(&format!("onemodel::write: {e:?}")));
+            let bytes = onemodel::write(&m, onemodel::Limits::DEFAULT)
+                .unwrap_or_else(|e| fail(&format!("onemodel::write: {e:?}")));
             write(p, &bytes);
         },
     )
@@ -53,7 +54,8 @@ pub fn onemodel_tensors_file(dir: &Path, name: &str, total: u64, d: u64) -> Path
             m.graph.nodes.clear();
             m.graph.inputs.clear();
             m.graph.outputs.clear();
-            let bytes = onemodel::write(&m).unwrap_or_else(|e| fail(&format!("onemodel::write: {e:?}")));
+            let bytes = onemodel::write(&m, onemodel::Limits::DEFAULT)
+                .unwrap_or_else(|e| fail(&format!("onemodel::write: {e:?}")));
             write(p, &bytes);
         },
     )

@@ -24,7 +24,6 @@ mod value;
 mod writer;
 
 pub use error::{Error, ErrorKind, Expected, Message, Reason, Utf8Problem};
-pub(crate) use number::short_integer;
 pub use number::{IntError, Number, lexeme_to_i64, lexeme_to_u64};
 pub use path::{Cursor, FieldError, Problem};
 pub use prune::{Keep, parse_kept};
@@ -32,7 +31,7 @@ pub use rewrite::canonical_with_members;
 pub use siphash::siphash13;
 pub use text::Text;
 pub use tokenizer::{DEFAULT_HASH_KEY, Event, MAX_INPUT, Parser, Str, Token};
-pub(crate) use tokenizer::{Sink, plain_string_end, skip_space, string_value};
+pub(crate) use tokenizer::{Sink, string_value};
 pub use utf8::is_ijson_text;
 pub use value::{JsonType, Member, Node, Value, build, container, scalar_type, shape};
 pub use writer::{Writer, to_canonical, write_string};

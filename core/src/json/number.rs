@@ -134,36 +134,6 @@ fn split_sign(lexeme: &str) -> Result<(bool, &[u8]), IntError> {
     Ok((negative, digits))
 }
 
-/// Reads the integer lexeme at `bytes[start]` (`-?(0|[1-9][0-9]*)`, `spec/json.md` §4.1) in
-/// one pass: its value and end offset, exactly what [`scan`] and [`lexeme_to_i64`] give for
-/// it. `None` for anything else (a fraction or exponent follows, a leading zero, no digit,
-/// a value outside `i64`), which those two decide.
-#[inline(always)]
-pub(crate) fn short_integer(bytes: &[u8], start: usize) -> Option<(i64, usize)> {
-    let negative = bytes.get(start) == Some(&b'-');
-    let first = start + usize::from(negative);
-    let mut i = first;
-    // Nineteen digits fit a u64 without checks; a twentieth is beyond i64 in any case.
-    let mut value: u64 = 0;
-    while let Some(&d @ b'0'..=b'9') = bytes.get(i) {
-        if i - first == 19 {
-            return None;
-        }
-        value = value * 10 + u64::from(d - b'0');
-        i += 1;
-    }
-    let digits = i - first;
-    let leading_zero = digits > 1 && bytes.get(first) == Some(&b'0');
-    if digits == 0 || leading_zero || matches!(bytes.get(i), Some(b'.' | b'e' | b'E')) {
-        return None;
-    }
-    let value = match negative {
-        true => 0i64.checked_sub_unsigned(value)?,
-        false => i64::try_from(value).ok()?,
-    };
-    Some((value, i))
-}
-
 /// The value of at most 18 digits, which fits `i64` without checks; `None` for longer
 /// runs, which the checked loops read.
 fn short_value(digits: &[u8]) -> Option<u64> {
@@ -350,22 +320,7 @@ mod tests {
                 let (i, u) = reference(l);
                 assert_eq!(lexeme_to_i64(l), i, "i64 {l}");
                 assert_eq!(lexeme_to_u64(l), u, "u64 {l}");
-                short_integer_agrees(l);
             }
-        }
-    }
-
-    /// [`short_integer`] of `lexeme` at the end of the input and before each byte that
-    /// may follow a number (or break it) is exactly [`scan`] then [`lexeme_to_i64`], or
-    /// `None` where they give no integer.
-    fn short_integer_agrees(lexeme: &str) {
-        for after in ["", ",", "}", "]", " ", ".", "e", "E", "x", "0", "-"] {
-            let text = format!("{lexeme}{after}");
-            let bytes = text.as_bytes();
-            let exact = scan(bytes, 0)
-                .ok()
-                .and_then(|end| Some((lexeme_to_i64(text.get(..end)?).ok()?, end)));
-            assert_eq!(short_integer(bytes, 0), exact, "{text:?}");
         }
     }
 }

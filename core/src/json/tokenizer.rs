@@ -798,10 +798,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Scans the string whose opening quote is at `open` (`spec/json.md` §3); the
-    /// closing quote is at the returned [`Str::end`]. The OneModel manifest's direct read
-    /// scans its strings with it too, so both readers share every string rule.
+    /// closing quote is at the returned [`Str::end`].
     #[inline(always)]
-    pub(crate) fn string(&mut self, open: usize) -> Result<Str<'a>, Error> {
+    fn string(&mut self, open: usize) -> Result<Str<'a>, Error> {
         let start = open + 1;
         let mut i = start;
         let mut escaped = false;
@@ -920,7 +919,7 @@ pub(super) fn no_byte_order_mark(input: &[u8]) -> Result<(), Error> {
 /// The offset of the first byte at or after `pos` that is not whitespace (`spec/json.md`
 /// §2), and that byte.
 #[inline(always)]
-pub(crate) fn skip_space(bytes: &[u8], pos: usize) -> (usize, Option<u8>) {
+pub(super) fn skip_space(bytes: &[u8], pos: usize) -> (usize, Option<u8>) {
     // Compact documents have no whitespace between tokens: one comparison decides, and
     // the loop stays out of line.
     match bytes.get(pos) {
@@ -1001,17 +1000,6 @@ fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// The offset of the closing quote of the string whose text starts at `start`, when every
-/// byte before it is printable ASCII other than `\\` (the usual member value): such a
-/// string is valid as it stands (`spec/json.md` §3) and is its own value. `None` when an
-/// escape, a control character or a non-ASCII byte comes first, or the input ends, for
-/// [`Parser::string`] to decide.
-#[inline(always)]
-pub(crate) fn plain_string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let end = skip_plain(bytes, start);
-    (bytes.get(end) == Some(&b'"')).then_some(end)
 }
 
 /// True for the letters of the two-character escapes `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`
@@ -1104,41 +1092,6 @@ mod tests {
                     }
                 }
                 assert_eq!(skip_plain(&alloc::vec![b'a'; len], 0), len);
-            }
-        }
-    }
-
-    /// A string that `plain_string_end` ends is one the full scan accepts, without
-    /// escapes, ending at the same quote; every other string it leaves to the full scan:
-    /// one special byte (escape, control, non-ASCII, the end) in every position.
-    #[test]
-    fn plain_string_end_is_the_full_scan_without_escapes() {
-        let specials = (0u8..0x20).chain([b'\\', 0x80, 0xC3, 0xEF, 0xF4, 0xFF, b'"']);
-        for special in specials {
-            for len in 0..20 {
-                for pos in 0..=len {
-                    let mut doc = alloc::vec![b'"'];
-                    doc.extend(core::iter::repeat_n(b'a', len));
-                    doc.push(b'"');
-                    if let Some(b) = doc.get_mut(pos + 1).filter(|_| pos < len) {
-                        *b = special;
-                    }
-                    let Ok(mut p) = Parser::new(&doc, Limits::DEFAULT) else {
-                        assert_eq!(plain_string_end(&doc, 1), None);
-                        continue;
-                    };
-                    let full = p.string(0).ok().filter(|s| !s.has_escapes()).map(|s| s.end());
-                    match plain_string_end(&doc, 1) {
-                        Some(end) => assert_eq!(Some(end), full, "{doc:?}"),
-                        None => assert!(
-                            doc.get(1..)
-                                .unwrap()
-                                .iter()
-                                .take(len)
-                                .any(|&b| b == special && b != b'a')
-                        ),
-                    }
-                }
             }
         }
     }

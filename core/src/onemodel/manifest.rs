@@ -20,15 +20,13 @@ use nested::Started;
 pub(crate) use tape::{Children, Tape, Val, same};
 
 mod cursor;
-pub(crate) mod direct;
 mod nested;
 mod tape;
 
 type R<T> = Result<T, Error>;
 
-/// The members of each manifest table in table order (§2), which both readers read them
-/// in and the direct read (§3.4) requires.
-pub(crate) const MODEL: [&str; 10] = [
+/// The members of each manifest table in table order (§2), the order they are read in.
+const MODEL: [&str; 10] = [
     "ir_version",
     "opsets",
     "producer_name",
@@ -41,11 +39,11 @@ pub(crate) const MODEL: [&str; 10] = [
     "functions",
 ];
 /// OperatorSet (§2.1).
-pub(crate) const OPSET: [&str; 2] = ["domain", "version"];
+const OPSET: [&str; 2] = ["domain", "version"];
 /// StringEntry (§2.1).
-pub(crate) const ENTRY: [&str; 2] = ["key", "value"];
+const ENTRY: [&str; 2] = ["key", "value"];
 /// Graph (§2.2).
-pub(crate) const GRAPH: [&str; 9] = [
+const GRAPH: [&str; 9] = [
     "name",
     "doc",
     "initializers",
@@ -57,9 +55,9 @@ pub(crate) const GRAPH: [&str; 9] = [
     "metadata",
 ];
 /// TypedName (§2.2).
-pub(crate) const TYPED_NAME: [&str; 4] = ["name", "type", "doc", "metadata"];
+const TYPED_NAME: [&str; 4] = ["name", "type", "doc", "metadata"];
 /// Node (§2.3).
-pub(crate) const NODE: [&str; 9] = [
+const NODE: [&str; 9] = [
     "name",
     "op",
     "domain",
@@ -71,19 +69,19 @@ pub(crate) const NODE: [&str; 9] = [
     "metadata",
 ];
 /// Attribute (§2.4).
-pub(crate) const ATTRIBUTE: [&str; 5] = ["name", "type", "doc", "ref", "value"];
+const ATTRIBUTE: [&str; 5] = ["name", "type", "doc", "ref", "value"];
 /// Tensor (§2.5).
-pub(crate) const TENSOR: [&str; 7] = ["name", "dtype", "dims", "doc", "data", "strings", "metadata"];
+const TENSOR: [&str; 7] = ["name", "dtype", "dims", "doc", "data", "strings", "metadata"];
 /// A tensor's `data` (§2.5).
-pub(crate) const DATA: [&str; 2] = ["offset", "length"];
+const DATA: [&str; 2] = ["offset", "length"];
 /// SparseTensor (§2.6).
-pub(crate) const SPARSE: [&str; 3] = ["values", "indices", "dims"];
+const SPARSE: [&str; 3] = ["values", "indices", "dims"];
 /// Type (§2.7), every kind's members.
-pub(crate) const TYPE: [&str; 7] = ["kind", "denotation", "elem_type", "key_type", "shape", "elem", "value"];
+const TYPE: [&str; 7] = ["kind", "denotation", "elem_type", "key_type", "shape", "elem", "value"];
 /// Dim (§2.7).
-pub(crate) const DIM: [&str; 3] = ["value", "param", "denotation"];
+const DIM: [&str; 3] = ["value", "param", "denotation"];
 /// Function (§2.8).
-pub(crate) const FUNCTION: [&str; 12] = [
+const FUNCTION: [&str; 12] = [
     "name",
     "domain",
     "overload",
@@ -145,7 +143,7 @@ fn opt_items<'v>(f: &Field<'v, '_>, tape: &'v Tape<'v>) -> R<(Children<'v>, usiz
 }
 
 /// Most bytes reserved for a list before its elements are read.
-pub(crate) const RESERVE_BYTES: usize = 64 * 1024;
+const RESERVE_BYTES: usize = 64 * 1024;
 
 /// An empty vector for an array of `n` elements, with room for `n` but at most
 /// [`RESERVE_BYTES`] reserved up front: an array of tiny values (`[1,1,…]`, two manifest

@@ -23,13 +23,14 @@ pub use error::{Error, ErrorKind};
 pub use header::{Header, MAGIC};
 pub use model::*;
 use region::Region;
-pub use writer::{write, write_with};
+pub use writer::write;
 
 use crate::json;
 
-/// Reader and writer limits (`spec/onemodel.md` §1.2, §3.2, §4). The writer applies each
-/// reader limit to its output, so it never writes a file the reader with the same limits
-/// rejects; `max_shared_data` is the writer's alone.
+/// Reader and writer limits (`spec/onemodel.md` §1.2, §3.2, §4), and the key of the
+/// manifest's duplicate-name table: what every read and write of this module takes. The
+/// writer applies each reader limit to its output, so it never writes a file the reader with
+/// the same limits rejects; `max_shared_data` is the writer's alone, `hash_key` the reader's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Largest manifest in bytes (default 512 MiB, capped by `spec/json.md` §6).
@@ -43,15 +44,21 @@ pub struct Limits {
     /// once (default 2^31 − 1, one more copy of the largest tensor, §2.5). The reader does
     /// not use it; the writer's output shares no bytes.
     pub max_shared_data: u64,
+    /// The key of the manifest's duplicate-name table (`spec/json.md` §5): not a limit,
+    /// carried here because every read takes its limits. [`json::DEFAULT_HASH_KEY`] unless
+    /// the caller has an entropy source. The writer does not use it.
+    pub hash_key: [u64; 2],
 }
 
 impl Limits {
-    /// 512 MiB manifest, JSON depth 1024, nesting 64, 2^31 − 1 bytes added by sharing.
+    /// 512 MiB manifest, JSON depth 1024, nesting 64, 2^31 − 1 bytes added by sharing, the
+    /// default hash key.
     pub const DEFAULT: Limits = Limits {
         max_manifest: 512 * 1024 * 1024,
         max_json_depth: 1024,
         max_nesting: 64,
         max_shared_data: tensor::MAX_TENSOR_BYTES,
+        hash_key: json::DEFAULT_HASH_KEY,
     };
 }
 
@@ -71,44 +78,28 @@ pub fn is_onemodel(head: &[u8]) -> bool {
     head.starts_with(&MAGIC)
 }
 
-/// Reads and fully checks a OneModel file with the default limits: header (§1.1), manifest
-/// (§1.2, §2), tensor ranges (§2.5) and names (§3.1). Tensors are views into `file`.
-pub fn read(file: &[u8]) -> Result<Model<'_>, Error> {
-    read_with(file, Limits::DEFAULT, json::DEFAULT_HASH_KEY)
-}
-
-/// [`read`] with explicit limits and the JSON duplicate-table hash key (`spec/json.md` §5).
-/// A manifest written in table order, as §4's writer writes it, is read directly from its
-/// text (§3.4); any other, and any that fails, is read from the strict parser's tape, which
-/// decides what it reads as and reports the failure.
-pub fn read_with(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Model<'_>, Error> {
-    Parts::of(file, limits)?.read(limits, hash_key)
+/// Reads and fully checks a OneModel file under `limits`: header (§1.1), manifest (§1.2,
+/// §2), tensor ranges (§2.5) and names (§3.1). Every failure is the first in reading order
+/// (§3.2), with its kind, location and offset. Tensors are views into `file`.
+pub fn read(file: &[u8], limits: Limits) -> Result<Model<'_>, Error> {
+    Parts::of(file, limits)?.read(limits)
 }
 
 /// How many of a file's first bytes [`check_head`] needs: those before its data region
 /// (§1.1 `data_offset`). `first` is the file's first 64 bytes (all of it when it is
 /// shorter) and `file_length` its real length; the header's checks 1–10 run on them first,
-/// so a file they reject is rejected as [`read_with`] rejects it, before more is read.
+/// so a file they reject is rejected as [`read`] rejects it, before more is read.
 pub fn head_length(first: &[u8], file_length: u64, limits: Limits) -> Result<u64, Error> {
     header::fields(first, file_length, max_manifest(limits)).map(|h| h.data_offset)
 }
 
-/// [`read_with`]'s verdict on a file of `file_length` bytes, from its first bytes alone,
-/// as `modelgate check` reads a file (§5): `head` holds at least the first [`head_length`]
+/// [`read`]'s verdict on a file of `file_length` bytes, from its first bytes alone, as
+/// `modelgate check` reads a file (§5): `head` holds at least the first [`head_length`]
 /// bytes (the header, the manifest and its padding). The data region is not given: every
 /// tensor range is checked against its length (§2.5 rules 1–5), which is all the tensor
-/// rules look at, so the verdict, and any failure with its location, is `read_with`'s.
-pub fn check_head(head: &[u8], file_length: u64, limits: Limits, hash_key: [u64; 2]) -> Result<(), Error> {
-    Parts::within(head, file_length, limits)?
-        .read(limits, hash_key)
-        .map(drop)
-}
-
-/// [`read_with`] without the direct read (§3.4): every manifest through the tape. What
-/// tests and the `onemodel` fuzz target compare the direct read with.
-#[cfg(any(test, fuzzing))]
-pub fn read_exact(file: &[u8], limits: Limits, hash_key: [u64; 2]) -> Result<Model<'_>, Error> {
-    Parts::of(file, limits)?.read_exact(limits, hash_key)
+/// rules look at, so the verdict, and any failure with its location, is `read`'s.
+pub fn check_head(head: &[u8], file_length: u64, limits: Limits) -> Result<(), Error> {
+    Parts::within(head, file_length, limits)?.read(limits).map(drop)
 }
 
 /// A header value as an index: one the header checks placed inside the bytes, or past any.
@@ -123,18 +114,18 @@ fn max_manifest(limits: Limits) -> u64 {
 
 /// A file's manifest and data region, its header checked (§1.1), and the manifest's JSON
 /// limits.
-pub(crate) struct Parts<'a> {
+struct Parts<'a> {
     /// The manifest bytes.
-    pub manifest: &'a [u8],
+    manifest: &'a [u8],
     /// The data region.
-    pub data: Region<'a>,
+    data: Region<'a>,
     /// The manifest's JSON limits.
-    pub json: json::Limits,
+    json: json::Limits,
 }
 
 impl<'a> Parts<'a> {
     /// The parts of a whole file, every tensor a view of its data region.
-    pub(crate) fn of(file: &'a [u8], limits: Limits) -> Result<Self, Error> {
+    fn of(file: &'a [u8], limits: Limits) -> Result<Self, Error> {
         let h = header::read(file, max_manifest(limits))?;
         // The header checks guarantee this range lies inside `file`.
         let data = file
@@ -170,21 +161,10 @@ impl<'a> Parts<'a> {
         Ok(Parts { manifest, data, json })
     }
 
-    /// A manifest written in table order read directly from its text (§3.4), names
-    /// resolved; any other, and any that fails, through the tape ([`Self::read_exact`]).
-    fn read(&self, limits: Limits, hash_key: [u64; 2]) -> Result<Model<'a>, Error> {
-        if let Some(mut model) = manifest::direct::read(self.manifest, self.data, self.json, limits.max_nesting)
-            && names::resolve(&mut model).is_ok()
-        {
-            return Ok(model);
-        }
-        self.read_exact(limits, hash_key)
-    }
-
-    /// The manifest through the strict parser's tape, the tables and name resolution, with
-    /// the first failure in reading order (§3.2).
-    fn read_exact(&self, limits: Limits, hash_key: [u64; 2]) -> Result<Model<'a>, Error> {
-        let tape = manifest::Tape::parse(self.manifest, self.json, hash_key).map_err(Error::json)?;
+    /// The manifest through the strict parser's tape (§3.4), the tables and name
+    /// resolution, with the first failure in reading order (§3.2).
+    fn read(&self, limits: Limits) -> Result<Model<'a>, Error> {
+        let tape = manifest::Tape::parse(self.manifest, self.json, limits.hash_key).map_err(Error::json)?;
         let reader = manifest::Reader {
             text: tape.text(),
             data: self.data,

@@ -57,25 +57,17 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
     }
 }
 
-/// Writes `model` as a OneModel file (§4) that [`super::read`] accepts. Fails only for a
-/// model no reader with the default limits would accept (§4: bad dtype, bytes that disagree
-/// with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the structural
-/// rules of §2, names that do not resolve (§3.1), nesting over 64, a manifest over 512 MiB),
-/// and for tensors that share bytes (§1.3) so much that writing each in full would add
-/// more than 2^31 − 1 bytes to the memory they occupy (`Limits::max_shared_data`).
-pub fn write(model: &Model<'_>) -> R<Vec<u8>> {
-    write_with(model, Limits::DEFAULT)
-}
-
-/// [`write()`] for a reader with `limits`: a model nesting graphs and types deeper than
-/// `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer than
-/// `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the header
-/// field `manifest_length`, so the writer never makes a file that reader rejects. Tensors
-/// that share bytes (§1.3) are each written in full; when that adds more than
-/// `max_shared_data` bytes to the memory they occupy, the model is LimitExceeded at `model`
-/// before anything is reserved (§4), so the output grows with the memory the model holds,
-/// not with the number of tensors viewing it.
-pub fn write_with(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
+/// Writes `model` as a OneModel file (§4) that [`super::read`] with the same `limits`
+/// accepts. Fails only for a model that reader would not accept (§4: bad dtype, bytes that
+/// disagree with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the
+/// structural rules of §2, names that do not resolve (§3.1)): a model nesting graphs and
+/// types deeper than `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer
+/// than `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the
+/// header field `manifest_length`. Tensors that share bytes (§1.3) are each written in full;
+/// when that adds more than `max_shared_data` bytes to the memory they occupy, the model is
+/// LimitExceeded at `model` before anything is reserved (§4), so the output grows with the
+/// memory the model holds, not with the number of tensors viewing it.
+pub fn write(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     // Pass 1 (§4 step 1): offsets in data order.
     let mut raws: Vec<&[u8]> = Vec::new();
     let mut failure = None;

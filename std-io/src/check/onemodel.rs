@@ -7,7 +7,7 @@ use super::{CheckError, Format};
 use crate::Progress;
 use crate::mmap;
 use modelgate_core::json::Writer;
-use modelgate_core::onemodel::{self, Limits, Model, TensorData, header};
+use modelgate_core::onemodel::{self, Model, TensorData, header};
 use std::path::Path;
 
 /// The `onemodel` format.
@@ -29,7 +29,7 @@ fn load(path: &Path) -> Result<mmap::FileBytes, CheckError> {
 }
 
 fn read(bytes: &[u8]) -> Result<Model<'_>, CheckError> {
-    onemodel::read_with(bytes, Limits::DEFAULT, crate::hash_key()).map_err(rejected)
+    onemodel::read(bytes, crate::onemodel::limits()).map_err(rejected)
 }
 
 /// Tensor count and byte total of a model's graph initializers and sparse initializers.

@@ -33,7 +33,7 @@ impl Expected for Expect {
 
 /// The outcome the library gives for `bytes` with the default limits (as `modelgate check`).
 pub fn outcome(bytes: &[u8]) -> Expect {
-    match read(bytes) {
+    match read(bytes, Limits::DEFAULT) {
         Ok(_) => Valid,
         Err(e) => Expect::Reject(
             e.kind,
@@ -309,7 +309,7 @@ fn everything() -> Vec<u8> {
             ..Function::default()
         }],
     };
-    write(&model).unwrap_or_default()
+    write(&model, Limits::DEFAULT).unwrap_or_default()
 }
 
 // Manifests shared by a case's bytes and its expectation.
@@ -769,7 +769,7 @@ pub fn onnx_cases() -> Vec<Case<Expect>> {
         n.extend(len(4, b"Relu"));
         n
     };
-    let everything_onnx = read(&everything())
+    let everything_onnx = read(&everything(), Limits::DEFAULT)
         .ok()
         .and_then(|m| modelgate_core::onnx::write_model(&m).ok())
         .unwrap_or_default();
@@ -1042,7 +1042,7 @@ mod tests {
     #[test]
     fn everything_round_trips_bit_for_bit() {
         let bytes = everything();
-        let model = read(&bytes).unwrap();
-        assert_eq!(write(&model).unwrap(), bytes);
+        let model = read(&bytes, Limits::DEFAULT).unwrap();
+        assert_eq!(write(&model, Limits::DEFAULT).unwrap(), bytes);
     }
 }
