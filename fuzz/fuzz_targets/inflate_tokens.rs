@@ -19,8 +19,10 @@
 //! beginning of the bytes the tokens spell and, when the bound admits them, all of them with
 //! their CRC-32, the stream ending at its last byte; otherwise it ends as §2.5 says (`TooLong`,
 //! `LimitExceeded`, or `TooShort` at the stream's end after all of them), no byte past the
-//! bound handed out; and it agrees with the miniz_oxide engine (`inflate::reference`): the
-//! same bytes, the same input consumed, the same result, reason and offset (§2.8, §10).
+//! bound handed out. Built with the feature `fast-inflate` (`fuzz/README.md`), modelgate's own
+//! decoder must also agree with the miniz_oxide engine of the default build
+//! (`inflate::reference`): the same bytes, the same input consumed, the same result, reason
+//! and offset (§2.8, §10).
 #![no_main]
 
 use arbitrary::Unstructured;

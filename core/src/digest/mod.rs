@@ -5,10 +5,14 @@
 //! instead of hashing the bytes in separate passes.
 
 pub mod lanes;
+#[cfg(feature = "fast-inflate")]
 mod repeated;
 
+#[cfg(feature = "fast-inflate")]
 use alloc::boxed::Box;
+#[cfg(feature = "fast-inflate")]
 pub(crate) use repeated::MAX_PERIOD;
+#[cfg(feature = "fast-inflate")]
 use repeated::Repeated;
 use sha2::{Digest, Sha256};
 
@@ -20,6 +24,7 @@ pub struct ChunkDigest {
     len: u64,
     /// The last chunk that repeated a short period, for [`ChunkDigest::update_periodic`]
     /// (boxed: it holds the period's bytes, and only inflated runs need it).
+    #[cfg(feature = "fast-inflate")]
     repeated: Option<Box<Repeated>>,
 }
 
@@ -30,6 +35,7 @@ impl ChunkDigest {
             crc: crc32fast::Hasher::new(),
             sha: None,
             len: 0,
+            #[cfg(feature = "fast-inflate")]
             repeated: None,
         }
     }
@@ -58,6 +64,8 @@ impl ChunkDigest {
     /// the CRC polynomial, and not read past its first period when that period equals the
     /// last chunk's too (`digest/repeated.rs`); any other chunk is hashed as
     /// [`ChunkDigest::update`] would. The digests are those [`ChunkDigest::update`] gives.
+    /// Only the `fast-inflate` engine's runs use it.
+    #[cfg(feature = "fast-inflate")]
     pub(crate) fn update_periodic(&mut self, chunk: &[u8], period: usize) {
         debug_assert!(
             chunk.iter().zip(chunk.iter().skip(period)).all(|(a, b)| a == b),

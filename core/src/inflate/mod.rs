@@ -1,8 +1,11 @@
 //! Bounded raw-deflate (RFC 1951) decoding and the deterministic deflate writer
 //! (`spec/inflate.md`).
 //!
-//! - [`raw`]: the one decoding engine, [`Inflater`]: push-style, 96 KiB window, output
-//!   bound with one byte of lookahead, CRC-32 (and optional SHA-256) per chunk (§2).
+//! - [`raw`]: the one decoding engine, [`Inflater`]: push-style, output bound with one
+//!   byte of lookahead, CRC-32 (and optional SHA-256) per chunk (§2). The default build
+//!   decodes with miniz_oxide's core decompressor over a 64 KiB ring (`miniz.rs`); the
+//!   off-by-default Cargo feature `fast-inflate` replaces it with modelgate's own decoder
+//!   (`fast/`, §8.8), which gives the same outcome for every stream.
 //! - [`member`]: whole-slice helpers for a stream with a declared exact size, as ZIP
 //!   members carry it: [`inflate_exact`], [`inflate_into`], [`inflate_to_vec`] (§3).
 //! - [`deflate`](mod@deflate): the deterministic writer, [`deflate()`] and [`Deflater`] (§4).
@@ -10,17 +13,18 @@
 //!   [`write_frame`] (§6).
 //! - [`error`]: [`InflateError`] and [`InflateReason`] (§2.8, §2.9).
 
-mod decoder;
 pub mod deflate;
 pub mod error;
+#[cfg(feature = "fast-inflate")]
+mod fast;
 pub mod frame;
-mod huffman;
 pub mod member;
+#[cfg(any(not(feature = "fast-inflate"), test, fuzzing))]
+mod miniz;
 pub mod raw;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod reference;
-mod run;
 mod stream;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]

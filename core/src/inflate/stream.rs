@@ -1,13 +1,41 @@
 //! What a push-style deflate engine owes its caller, whatever decodes the bits
 //! (`spec/inflate.md` §2.3–§2.8): the output bound and the counts held against it, the
+//! order in which one decoder call's outcome becomes output, an error or the end, the
 //! digest of every chunk handed out, the sticky failure, and `feed` and `finish` on top
-//! of one decoding step. modelgate's engine ([`super::raw::Inflater`]) and the miniz_oxide
-//! oracle kept for tests and fuzzing (`reference::MinizInflater`) both keep one
-//! [`Stream`], so the two cannot drift apart on these rules.
+//! of one decoding step. The engine of the default build (`inflate/miniz.rs`) and the
+//! one of the `fast-inflate` feature (`inflate/fast/`) both keep one [`Stream`] and settle
+//! each call through [`Stream::settle`], so these rules are written once.
 
 use crate::digest::{ChunkDigest, Digests};
 use crate::inflate::error::{InflateError, InflateReason};
-use crate::inflate::raw::{Event, OutputBound, Progress};
+use crate::inflate::raw::{OutputBound, Progress, to_u64};
+
+/// Step result without a borrow, so that callers inside this crate can loop and
+/// borrow the chunk afterwards through the engine's `last_output`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// A chunk of output is ready.
+    Output,
+    /// Every given byte was consumed and the stream is not finished.
+    NeedInput,
+    /// The final block is complete and the size rules of §2.5 hold.
+    Done,
+}
+
+/// What stopped one decoder call, as the rules of §2 see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// The final block ended (§2.1).
+    Done,
+    /// The output reached the room the call was given.
+    OutputFull,
+    /// All input was consumed and more is needed (only when more was announced).
+    NeedsInput,
+    /// The input ended inside the stream and no more was announced (§2.4).
+    Truncated,
+    /// Invalid data (§2.2).
+    Corrupt,
+}
 
 /// Where a stream is (§2.3, §2.8).
 #[derive(Clone, Copy, Debug)]
@@ -69,10 +97,53 @@ impl Stream {
         self.bound.limit().saturating_sub(self.produced)
     }
 
-    /// True when a stream that ended after `produced` bytes fell short of an exact
-    /// bound (§2.5: [`InflateReason::TooShort`]).
-    pub(crate) fn short_of_exact(&self, produced: u64) -> bool {
-        matches!(self.bound, OutputBound::Exact(n) if produced < n)
+    /// Applies the rules of §2 to one decoder call that stopped with `status` after
+    /// writing `written` bytes, once [`Stream::consumed`] counts the input it used.
+    /// `position` is the offset of a failure found in the call (§2.8): for `Corrupt`, for
+    /// a byte past the bound and for `TooShort`; `Truncated` is at the end of the input.
+    /// In order: a byte past the bound is `TooLong` or `LimitExceeded` before it is
+    /// handed out (§2.5); invalid data and truncation (§2.2, §2.4); at the stream's end,
+    /// an exact size not reached is `TooShort` (§2.5). Output written in a call that
+    /// failed is handed out first and the failure comes with the next call (§2.8).
+    /// `Ok(Event::Output)` means the engine must hand out the `written` bytes, now counted
+    /// in [`Stream::produced`], after digesting them.
+    pub(crate) fn settle(&mut self, status: Status, written: usize, position: u64) -> Result<Event, InflateError> {
+        let produced = self.produced.saturating_add(to_u64(written));
+        // spec/inflate.md §2.5: the lookahead byte is caught before it is handed out;
+        // the offset is the end of the code that produced it (§2.8).
+        if produced > self.bound.limit() {
+            return Err(self.fail_with(InflateError::new(self.bound.excess_reason(), position)));
+        }
+        let failure = match status {
+            Status::Done if matches!(self.bound, OutputBound::Exact(n) if produced < n) => {
+                // spec/inflate.md §2.5: an exact size must be reached when the stream ends.
+                Some(InflateError::new(InflateReason::TooShort, position))
+            }
+            Status::Done => {
+                self.phase = Phase::Ended;
+                None
+            }
+            Status::NeedsInput | Status::OutputFull => None,
+            // spec/inflate.md §2.4: the input ended inside the stream.
+            Status::Truncated => Some(InflateError::new(InflateReason::Truncated, self.consumed)),
+            // spec/inflate.md §2.2: invalid data.
+            Status::Corrupt => Some(InflateError::new(InflateReason::Corrupt, position)),
+        };
+        match (failure, written) {
+            (Some(error), 0) => Err(self.fail_with(error)),
+            (Some(error), _) => {
+                // spec/inflate.md §2.8: this call's output first, the failure next.
+                self.phase = Phase::FailNext(error);
+                self.produced = produced;
+                Ok(Event::Output)
+            }
+            (None, 0) if status == Status::Done => Ok(Event::Done),
+            (None, 0) => Ok(Event::NeedInput),
+            (None, _) => {
+                self.produced = produced;
+                Ok(Event::Output)
+            }
+        }
     }
 
     /// True once the final block was decoded and the size rules held (§2.3, §2.5).
@@ -81,12 +152,12 @@ impl Stream {
     }
 
     /// Makes `reason` sticky at the current offset and returns the error.
-    pub(crate) fn fail(&mut self, reason: InflateReason) -> InflateError {
+    fn fail(&mut self, reason: InflateReason) -> InflateError {
         self.fail_with(InflateError::new(reason, self.consumed))
     }
 
     /// Makes `error` sticky and returns it.
-    pub(crate) fn fail_with(&mut self, error: InflateError) -> InflateError {
+    fn fail_with(&mut self, error: InflateError) -> InflateError {
         self.phase = Phase::Failed(error);
         error
     }
@@ -114,19 +185,36 @@ impl Stream {
     }
 }
 
-/// One decoding step of an engine and the chunk it handed out last: what [`feed`] drives.
-pub(crate) trait Advance {
+/// A decoding engine behind [`Inflater`](super::Inflater): its decoder and output buffer
+/// around one [`Stream`] (§2.7).
+pub(crate) trait Engine {
+    /// Bytes of its output buffer (§2.7).
+    const WINDOW: usize;
+
+    /// An engine for one stream under `bound`, allocating its buffer and decoder state
+    /// once (§2.7).
+    fn new(bound: OutputBound, sha256: bool) -> Self;
+
+    /// Prepares the engine for a new stream, keeping its allocations (§2.7).
+    fn reset(&mut self, bound: OutputBound, sha256: bool);
+
     /// Decodes from `input` until one chunk is ready, the input is used up or the stream
     /// ends; returns the bytes of `input` consumed and what happened (§2).
     fn advance(&mut self, input: &[u8], more_input: bool) -> Result<(usize, Event), InflateError>;
 
     /// The chunk handed out by the last step that produced output (§2.7).
     fn last_output(&self) -> &[u8];
+
+    /// The stream's counts and phase.
+    fn stream(&self) -> &Stream;
+
+    /// The same, to finish it.
+    fn stream_mut(&mut self) -> &mut Stream;
 }
 
 /// Runs `engine` over all of `input`, handing every chunk to `sink`, until the input is
 /// used up or the stream ends (`spec/inflate.md` §2).
-pub(crate) fn feed<E: Advance, F: FnMut(&[u8])>(
+pub(crate) fn feed<E: Engine, F: FnMut(&[u8])>(
     engine: &mut E,
     input: &[u8],
     more_input: bool,

@@ -1,8 +1,8 @@
-//! The engine on streams written token by token (`token_writer.rs`), held to the oracle
-//! (`spec/inflate.md` §10) and to the output the tokens spell (`token_writer::check`): codes of up to 15
-//! bits, the length 258 written as symbol 284 with the extra bits 31, output bounds and
-//! one-byte input pieces where the window slides, and (ignored by default) a run past
-//! 4 GiB of output.
+//! The engine on streams written token by token (`token_writer.rs`), held to the output the
+//! tokens spell (`token_writer::check`) and, with the `fast-inflate` feature, to the
+//! miniz_oxide engine (`spec/inflate.md` §10): codes of up to 15 bits, the length 258 written
+//! as symbol 284 with the extra bits 31, output bounds and one-byte input pieces where the
+//! engine's buffer wraps or slides, and (ignored by default) a run past 4 GiB of output.
 
 use crate::inflate::reference::run_engine;
 use crate::inflate::token_writer::{
@@ -176,10 +176,10 @@ fn damage<C: Choose>(c: &mut C, stream: &mut Vec<u8>) {
 /// a refill; §2.7.1: runs whose matches take up to 15 + 15 + 7 bits, compared bit for bit.
 /// Generated streams of up to 400 KB of output, mostly runs, in one to four stored, fixed and
 /// dynamic blocks, decoded under bounds of each kind, whole, before every byte or in random
-/// pieces, give the output their tokens spell with its CRC-32, as the oracle does; damaged
-/// copies of them end as the oracle ends them (§2.8).
+/// pieces, give the output their tokens spell with its CRC-32; damaged copies of them are
+/// decoded too (with `fast-inflate`, every run is the miniz_oxide engine's, §2.8).
 #[test]
-fn fifteen_bit_codes_decode_as_the_oracle_does() {
+fn fifteen_bit_codes_decode_as_written() {
     let mut rng = Rng(0x0F15);
     let mut widest = 0;
     for i in 0..600 {
@@ -231,7 +231,7 @@ fn run_to(head: &[Token], dist: u16, end: u64) -> Vec<Token> {
 const TAILS: usize = 6;
 
 /// Adds what follows a run of distance `dist` in
-/// [`bounds_and_one_byte_pieces_at_every_window_slide_agree_with_the_oracle`], by `tail`: the
+/// [`bounds_and_one_byte_pieces_at_every_chunk_end_decode_as_written`], by `tail`: the
 /// end of the stream; a literal, then the run again; matches of the next distance; a match
 /// from 32 KiB back (all the history a slide must keep), then the run again; a new pattern
 /// and its run; the run again as 284 + 31.
@@ -256,8 +256,8 @@ fn add_tail<C: Choose>(c: &mut C, tail: usize, dist: u16, tokens: &mut Vec<Token
 }
 
 /// The output offsets where the engine's chunks end when it decodes `stream` whole (§2.7):
-/// the first chunk's end at 64 KiB, then wherever the window is full and slides, then the
-/// end of the stream.
+/// wherever its buffer is full and wraps (the default ring, every 64 KiB) or slides (the
+/// `fast-inflate` window: at 64 KiB, then as the window fills), then the end of the stream.
 fn chunk_ends(stream: &[u8]) -> Vec<u64> {
     let mut inflater = Inflater::new(OutputBound::AtMost(u64::MAX), false);
     let mut ends = Vec::new();
@@ -296,18 +296,19 @@ fn one_block(codes: &Codes, tokens: &[Token], at: u64) -> (Written, usize) {
     (written, start)
 }
 
-/// spec/inflate.md §2.5, §2.7, §2.7.1 and §2.8 where the window slides: runs of one period
-/// (1 to 258 bytes, and 259 and 1000, past the longest a run records), after a first pattern
-/// that starts the run at, or just after, the window's start (so the first slide is not,
-/// or is, from a multiple of the period), ending at, one byte or one match before or after
-/// each place where the engine's window fills and slides, followed by the end of the stream,
+/// spec/inflate.md §2.5, §2.7, §2.7.1 and §2.8 where a chunk ends: runs of one period
+/// (1 to 258 bytes, and 259 and 1000, past the longest a `fast-inflate` run records), after a
+/// first pattern that starts the run at, or just after, the buffer's start (so the first
+/// slide of the `fast-inflate` window is not, or is, from a multiple of the period), ending
+/// at, one byte or one match before or after each place where the engine's buffer fills
+/// and wraps or slides ([`chunk_ends`]), followed by the end of the stream,
 /// a literal, another distance, a match from 32 KiB back, a new pattern, or 284 + 31
 /// matches ([`add_tail`]); fixed or random dynamic codes; bounds of each kind one byte
-/// before, at and after the slide; the input whole, cut into one-byte pieces around the
-/// code that fills the window, and cut before every byte. The engine gives what the oracle
-/// gives, and all of the output with its CRC-32 when the bound admits it.
+/// before, at and after that place; the input whole, cut into one-byte pieces around the
+/// code that fills the buffer, and cut before every byte. The engine gives all of the output
+/// with its CRC-32 when the bound admits it, and otherwise ends as §2.5 says.
 #[test]
-fn bounds_and_one_byte_pieces_at_every_window_slide_agree_with_the_oracle() {
+fn bounds_and_one_byte_pieces_at_every_chunk_end_decode_as_written() {
     const END: u64 = 98_304 + 3 * 65_536 + 1_000;
     let mut rng = Rng(0x51DE);
     for (i, period) in [1u16, 2, 3, 9, 16, 33, 64, 255, 257, 258, 259, 1_000]
@@ -359,8 +360,8 @@ fn bounds_and_one_byte_pieces_at_every_window_slide_agree_with_the_oracle() {
 
 /// spec/inflate.md §2.2: RFC 1951's table gives the length 258 symbol 285 and symbol 284 the
 /// lengths 227 to 257, but 284 with its 5 extra bits all ones adds up to 258 (227 + 31).
-/// §2.2 does not count it among the invalid data, so it is a match of 258 bytes, as the
-/// oracle (and zlib) decode it. §2.7.1 hands over to a run only the matches of symbol 285,
+/// §2.2 does not count it among the invalid data, so it is a match of 258 bytes, as
+/// miniz_oxide (and zlib) decode it. §2.7.1 hands over to a run only the matches of symbol 285,
 /// so 284 + 31 matches are decoded one by one, alone or in runs of 285 matches of the same
 /// distance (of one byte, periods up to and past the longest a run records, and a long
 /// one), with fixed codes and with codes that give 284 and 285 15 bits, whole and before

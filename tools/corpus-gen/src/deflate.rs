@@ -642,15 +642,17 @@ cases! {
         lit.push(1);
         bad_dynamic(257, 1, &cl4(), 19, &plain(&lit))
     } => Reject(R::Corrupt, H + LENGTHS_258_END);
-    // Symbol 256 has no code, so the block could never end (zlib: "invalid code --
-    // missing end-of-block"): rejected once the code lengths are read.
+    // Symbol 256 has no code, so the block can never end. zlib rejects it at its header
+    // ("invalid code -- missing end-of-block"); the engine decodes on, as miniz_oxide does
+    // (§2.2): the first literal, a zero bit in the header's last byte, is the byte past
+    // the declared size 0.
     litlen_code_without_end_of_block: {
         let mut lit = vec![0u8; 257];
         lit[usize::from(b'a')] = 1;
         lit[usize::from(b'b')] = 1;
         lit.push(1);
         bad_dynamic(257, 1, &cl4(), 19, &plain(&lit))
-    } => Reject(R::Corrupt, H + LENGTHS_258_END);
+    } => Reject(R::TooLong, H + LENGTHS_258_END);
     distance_code_one_symbol_two_bits: {
         let mut lit = vec![0u8; 257];
         lit[usize::from(b'a')] = 1;

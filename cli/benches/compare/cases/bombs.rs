@@ -20,7 +20,8 @@ const GZ_LIMIT: u64 = 256 << 20;
 /// The output of one period case.
 const PERIOD_BYTES: usize = 128 << 20;
 
-/// How often a broken period case changes a byte: less than the 96 KiB window.
+/// How often a broken period case changes a byte: less than the engine's buffer (the
+/// default 64 KiB ring, the `fast-inflate` 96 KiB window).
 const BREAK_EVERY: usize = 16 << 10;
 
 /// The peer's output ring: miniz_oxide's wrapping mode needs a power of two at least as
@@ -96,9 +97,11 @@ fn miniz_gzip_bound(data: &[u8], bound: u64) -> u64 {
 /// 128 MiB of a `period`-byte pattern, compressed by miniz_oxide at level 6 (every match
 /// 258 bytes at distance `period`, once the first period is out): modelgate's `Inflater`
 /// against miniz_oxide into a 64 KiB ring, both computing the CRC-32 of every byte (the
-/// `Inflater` always does). With `broken`, one byte in every [`BREAK_EVERY`] is changed,
-/// so that no run spans the window: every byte is then written and read for its CRC-32
-/// (spec/inflate.md §2.7.1, §8.8).
+/// `Inflater` always does). The default `Inflater` is itself miniz_oxide's decompressor;
+/// with `--features modelgate-core/fast-inflate` it is modelgate's own decoder, which
+/// decodes a run of one period without writing it again (spec/inflate.md §2.7.1, §8.8).
+/// With `broken`, one byte in every [`BREAK_EVERY`] is changed, so that no run spans the
+/// window: every byte is then written and read for its CRC-32.
 pub fn period(period: usize, broken: bool, name: &'static str) -> Case {
     let data: Vec<u8> = (0..PERIOD_BYTES)
         .map(|i| {

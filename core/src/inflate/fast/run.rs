@@ -23,11 +23,11 @@
 //! [`Run`]'s end, and the next [`Run::fill`] then starts a new run.
 //! (The decoder adds savings of its own: after such a match it takes the matches whose
 //! bits repeat that one's without decoding them and writes them all as one copy,
-//! `Decoder::run_matches` in `inflate/decoder.rs`.)
+//! `Decoder::run_matches` in `inflate/fast/decoder.rs`.)
 
+use super::WINDOW;
+use super::decoder::{MAX_DISTANCE, copy_match};
 pub(crate) use crate::digest::MAX_PERIOD;
-use crate::inflate::decoder::{MAX_DISTANCE, copy_match};
-use crate::inflate::raw::WINDOW_SIZE;
 
 /// Where the window repeats one period (`spec/inflate.md` §2.7.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub(crate) struct Run {
     /// The run is `window[start..end]`; none when `start == end`.
     start: usize,
     end: usize,
-    /// `window[end..WINDOW_SIZE]` hold the run's continuation too: the previous pass
+    /// `window[end..WINDOW]` hold the run's continuation too: the previous pass
     /// through the window left them there and nothing has written since.
     ahead: bool,
 }
@@ -82,7 +82,7 @@ impl Run {
 
     /// True when the window, full at `pos`, is the run throughout.
     fn spans(&self, pos: usize) -> bool {
-        self.start == 0 && self.end == WINDOW_SIZE && pos == WINDOW_SIZE && self.period > 0
+        self.start == 0 && self.end == WINDOW && pos == WINDOW && self.period > 0
     }
 
     /// Where the engine's slide of a full window (`pos` is its end) starts: 32 KiB
@@ -105,7 +105,7 @@ impl Run {
     /// the new end (§2.7.1).
     pub(crate) fn slide(&mut self, from: usize, pos: usize) -> bool {
         if self.spans(pos) && from.is_multiple_of(self.period) {
-            self.end = WINDOW_SIZE - from;
+            self.end = WINDOW - from;
             self.ahead = true;
             return false;
         }
@@ -127,8 +127,8 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::Run;
-    use crate::inflate::decoder::MAX_DISTANCE;
-    use crate::inflate::raw::WINDOW_SIZE;
+    use crate::inflate::fast::WINDOW;
+    use crate::inflate::fast::decoder::MAX_DISTANCE;
     use alloc::vec;
 
     /// §2.7.1: a match extends the run only when it starts at the run's end with the
@@ -162,8 +162,8 @@ mod tests {
     /// Fills `window` from `from` with `dist`-byte matches of 258 up to its end.
     fn fill_to_end(run: &mut Run, window: &mut [u8], from: usize, dist: usize) {
         let mut pos = from;
-        while pos < WINDOW_SIZE {
-            let len = 258.min(WINDOW_SIZE - pos);
+        while pos < WINDOW {
+            let len = 258.min(WINDOW - pos);
             run.fill(window, pos, len, dist);
             pos += len;
         }
@@ -176,18 +176,18 @@ mod tests {
     #[test]
     fn a_window_of_one_run_slides_and_refills_without_writing() {
         for period in [1usize, 2, 9, 33, 258] {
-            let mut window = vec![0u8; WINDOW_SIZE];
+            let mut window = vec![0u8; WINDOW];
             for (i, b) in window.iter_mut().take(period).enumerate() {
                 *b = (i as u8).wrapping_add(5);
             }
             let mut run = Run::default();
             fill_to_end(&mut run, &mut window, period, period);
-            assert!((period..WINDOW_SIZE).all(|i| window[i] == window[i - period]));
-            let from = run.slide_start(WINDOW_SIZE);
+            assert!((period..WINDOW).all(|i| window[i] == window[i - period]));
+            let from = run.slide_start(WINDOW);
             assert_eq!(from % period, 0, "period {period}");
-            assert!(WINDOW_SIZE - from >= MAX_DISTANCE && WINDOW_SIZE - from < MAX_DISTANCE + period);
-            assert!(!run.slide(from, WINDOW_SIZE), "copy not skipped, period {period}");
-            let pos = WINDOW_SIZE - from;
+            assert!(WINDOW - from >= MAX_DISTANCE && WINDOW - from < MAX_DISTANCE + period);
+            assert!(!run.slide(from, WINDOW), "copy not skipped, period {period}");
+            let pos = WINDOW - from;
             assert_eq!(run.covers(0, pos), Some(period));
             // A marker ahead of the run survives the next match: it was not written.
             window[pos + 100] = 0xEE;
@@ -202,12 +202,12 @@ mod tests {
 
         // A run that does not span the window: the slide copies and shifts it.
         let mut run = Run::default();
-        let mut window = vec![0u8; WINDOW_SIZE];
-        window[WINDOW_SIZE - 1001] = 3;
-        run.fill(&mut window, WINDOW_SIZE - 1000, 1000, 1);
-        let from = run.slide_start(WINDOW_SIZE);
-        assert_eq!(from, WINDOW_SIZE - MAX_DISTANCE);
-        assert!(run.slide(from, WINDOW_SIZE));
+        let mut window = vec![0u8; WINDOW];
+        window[WINDOW - 1001] = 3;
+        run.fill(&mut window, WINDOW - 1000, 1000, 1);
+        let from = run.slide_start(WINDOW);
+        assert_eq!(from, WINDOW - MAX_DISTANCE);
+        assert!(run.slide(from, WINDOW));
         window.copy_within(from.., 0);
         assert_eq!(run.covers(MAX_DISTANCE - 1001, MAX_DISTANCE), Some(1));
         // A match ahead of it is written: nothing is known to be there.
@@ -218,12 +218,12 @@ mod tests {
         let mut run = Run::default();
         window[10] = 4;
         run.fill(&mut window, 11, 20, 1);
-        assert!(run.slide(from, WINDOW_SIZE));
+        assert!(run.slide(from, WINDOW));
         assert_eq!(run, Run::default());
         // A window that is one run but slides from a position that is not a multiple of
         // its period is copied.
         let mut run = Run::default();
         fill_to_end(&mut run, &mut window, 9, 9);
-        assert!(run.slide(WINDOW_SIZE - MAX_DISTANCE, WINDOW_SIZE));
+        assert!(run.slide(WINDOW - MAX_DISTANCE, WINDOW));
     }
 }
