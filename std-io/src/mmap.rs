@@ -1,9 +1,8 @@
 //! Loading a model file as bytes (`spec/onemodel.md` §5): files of 1 MiB or more are mapped
 //! read-only, so every tensor the core reader returns is a view of the map and nothing is
-//! copied; smaller files are read into memory. This module holds one of the project's two
-//! `unsafe` blocks (the other is `sha_lanes`' call into the SHA extensions). `modelgate
-//! check` of a OneModel file maps it only when its header and manifest reach 1 MiB; it
-//! reads no tensor byte ([`crate::onemodel::check_file`]).
+//! copied; smaller files are read into memory. This module holds the project's only `unsafe`
+//! block. `modelgate check` of a OneModel file maps it only when its header and manifest
+//! reach 1 MiB; it reads no tensor byte ([`crate::onemodel::check_file`]).
 //!
 //! # If the file changes under the map
 //!
