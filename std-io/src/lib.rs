@@ -14,8 +14,8 @@
 //! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
 //!   against the outcome its name states.
 //! - [`mvb`]: mvb bundles: deterministic export, fail-closed import into a vault, verify.
-//! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (`unsafe`: the map, the
-//!   crate's only `unsafe`).
+//! - [`mmap`]: memory-mapped loading of files of 1 MiB or more once the program allows it
+//!   (`unsafe`: the map and `allow_mapping`, the crate's only `unsafe`).
 //! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
 //! - [`publish`]: atomic publication of output files.
 //! - [`threads`]: [`threads::Threads`], the core's `Join` on two threads (the mlbundle
