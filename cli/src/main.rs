@@ -73,6 +73,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: `modelgate` is run on files that no process modifies or truncates while it
+    // runs (README, "Checking files"): the guarantee `allow_mapping` asks for every file this
+    // process loads through `modelgate_io::mmap`.
+    unsafe { modelgate_io::mmap::allow_mapping() };
     match Cli::parse().command {
         Command::Check { format, json, files } => modelgate_cli::commands::check(&files, format.as_deref(), json),
         Command::Inspect { format, json, file } => modelgate_cli::commands::inspect(&file, format.as_deref(), json),

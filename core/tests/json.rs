@@ -164,6 +164,80 @@ fn escaped_names_are_duplicates_in_large_objects() {
     }
 }
 
+/// A deterministic xorshift64 generator.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// An object of 1,000 to 2,200 members: distinct names up to about the 1,024th, where a
+/// validation's table stops growing (`spec/json.md` §5.1), then now and then a name drawn
+/// from around that point (a table name or an earlier later one), some escaped; values are
+/// numbers, now and then (if `broken`) a literal cut short, a failure of another kind, or,
+/// while `depth` allows, another such object.
+fn large_object(rng: &mut Rng, depth: usize, repeat_one_in: usize, broken: bool) -> String {
+    let distinct = 1020 + rng.below(8);
+    let members: Vec<String> = (0..1000 + rng.below(1200))
+        .map(|i| {
+            let n = if i >= distinct && rng.below(repeat_one_in) == 0 {
+                990 + rng.below(80)
+            } else {
+                i
+            };
+            let name = if rng.below(8) == 0 {
+                format!("\\u0075{n}")
+            } else {
+                format!("u{n}")
+            };
+            let value = match rng.below(3000) {
+                0 if broken => "tru".to_string(),
+                1..=4 if depth > 0 => large_object(rng, depth - 1, repeat_one_in, broken),
+                v => v.to_string(),
+            };
+            format!("\"{name}\":{value}")
+        })
+        .collect();
+    format!("{{{}}}", members.join(","))
+}
+
+/// §5.1: a validation checks the names of an object past its table's 1,024 by one sort
+/// when it closes, and reports exactly what a read that looks every name up reports
+/// (`parse`): acceptance, or the same first failure, whether a name repeats a table name
+/// or a later one, plain or escaped, in an object or one nested in it, before or after a
+/// failure of another kind, under a key of the caller's or the input's own (§5).
+#[test]
+fn later_names_checked_by_one_sort_give_the_verdict_of_looking_each_up() {
+    let mut rng = Rng(0x1a7e_0b1e);
+    let (mut valid, mut repeats, mut other) = (0, 0, 0);
+    for round in 0..40 {
+        let doc = large_object(&mut rng, 2, [1_000_000, 30, 300][round % 3], round % 4 == 3);
+        for depth in [2, 1024] {
+            let limits = Limits {
+                max_bytes: Limits::DEFAULT.max_bytes,
+                max_depth: depth,
+            };
+            let looked_up = json::parse_keyed(doc.as_bytes(), limits, [5, 6]).map(drop);
+            assert_eq!(json::validate_keyed(doc.as_bytes(), limits, [5, 6]), looked_up, "{doc}");
+            assert_eq!(json::validate(doc.as_bytes(), limits), looked_up, "{doc}");
+            match looked_up {
+                Ok(()) => valid += 1,
+                Err(e) if e.reason == Reason::DuplicateName => repeats += 1,
+                Err(_) => other += 1,
+            }
+        }
+    }
+    assert!(
+        valid > 5 && repeats > 20 && other > 5,
+        "{valid} valid, {repeats} repeats, {other} others"
+    );
+}
+
 #[test]
 fn names_of_closed_objects_are_forgotten() {
     // Inner objects large enough to use the hash table, closed before the outer repeats none.

@@ -404,7 +404,6 @@ def write(target, sections):
 
 TARGETS = {
     "json": [JSON],
-    "json_split": [JSON],
     "inflate": [FRAME, DEFLATE],
     "gzip": [GZIP, DEFLATE],
     "zip_container": [ZIP, DEFLATE, MLBUNDLE],

@@ -14,13 +14,12 @@
 //! - [`corpus`]: `corpus-check`: every `<Expected>-<case>.<ext>` file under a folder checked
 //!   against the outcome its name states.
 //! - [`mvb`]: mvb bundles: deterministic export, fail-closed import into a vault, verify.
-//! - [`mmap`]: memory-mapped loading of files of 1 MiB or more (`unsafe`: the map).
-//! - [`sha_lanes`]: two SHA-256 lanes on the x86-64 SHA extensions (`unsafe`: one call into
-//!   code compiled for them, after the processor said it has them).
+//! - [`mmap`]: memory-mapped loading of files of 1 MiB or more once the program allows it
+//!   (`unsafe`: the map and `allow_mapping`, the crate's only `unsafe`).
 //! - [`source`]: container sources (path, bytes, stream) bounded before buffering.
 //! - [`publish`]: atomic publication of output files.
 //! - [`threads`]: [`threads::Threads`], the core's `Join` on two threads (the mlbundle
-//!   reader's member work), with the processor's two SHA-256 lanes when it has them.
+//!   reader's member work).
 //! - [`path_limit`]: the operating system's path length limit, and the room it leaves below
 //!   a folder for the files an archive writes there.
 //! - [`temp`]: exclusively created temporary files and folders beside a destination.
@@ -46,8 +45,6 @@ pub mod onemodel;
 pub mod path_limit;
 pub mod publish;
 pub mod read;
-#[allow(unsafe_code)]
-pub mod sha_lanes;
 pub mod source;
 mod syncer;
 pub mod temp;

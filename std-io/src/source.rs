@@ -133,8 +133,8 @@ fn load_bundle<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Cow<'a,
 
 /// `read_container(source, limits)` (seed 000 "Container functions"): the bounded source,
 /// then the full validation of `modelgate_core::mlbundle::read_container_with` on two
-/// threads when both halves of the member work are worth one ([`Threads::DEFAULT`],
-/// `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input. Stored
+/// threads when both halves of the member work are worth one ([`Threads::DEFAULT`]: the
+/// member reads on one, the JSON checks on the other, `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input. Stored
 /// members borrow `Source::Bytes`; from a path or a stream, which are loaded here, they are
 /// copied out of the loaded bytes once the container is accepted
 /// ([`Container::into_owned`]: a copy that cannot be reserved is the `LimitExceeded` a

@@ -1,9 +1,7 @@
 //! [`Threads`]: the core's [`Join`] on two threads (`spec/mlbundle.md` §12.0). The second
 //! half runs on a scoped thread while the calling thread runs the first; if the thread
-//! cannot be started, the calling thread runs both. It offers the processor's two SHA-256
-//! lanes ([`crate::sha_lanes`]) when there are any.
+//! cannot be started, the calling thread runs both.
 
-use modelgate_core::digest::lanes::CompressPair;
 use modelgate_core::join::Join;
 use std::sync::Mutex;
 use std::thread;
@@ -16,9 +14,9 @@ pub struct Threads {
 }
 
 impl Threads {
-    /// A thread only for at least 1 Mi units of work in the lighter half (for the mlbundle
-    /// reader, quarter nanoseconds: the CRC-32 of about 1 MiB of stored member bytes, ~0.25 ms):
-    /// less does not pay for starting a thread.
+    /// A thread only for at least 1 MiB of work in the lighter half (for the mlbundle
+    /// reader, member bytes: some 0.5 ms of hashing or validating): less does not pay for
+    /// starting a thread.
     pub const DEFAULT: Threads = Threads { min_work: 1 << 20 };
 }
 
@@ -31,15 +29,6 @@ impl Default for Threads {
 impl Join for Threads {
     fn min_work(&self) -> u64 {
         self.min_work
-    }
-
-    fn parallel(&self) -> bool {
-        true
-    }
-
-    /// The SHA extensions' two lanes, when this processor has them.
-    fn sha256_pair(&self) -> Option<CompressPair> {
-        crate::sha_lanes::compress_pair()
     }
 
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {

@@ -7,13 +7,11 @@
 //!   without a value (`spec/mpk.md` §3.3.1);
 //! - validating one object of 1 M members holds the duplicate table of its first 1,024 names
 //!   and an 8-byte entry for each later name, under 13 bytes per member (`spec/json.md`
-//!   §5.1), and on two workers less, each worker's 8-byte entries for the names it read
-//!   (§10);
+//!   §5.1);
 //! - an mlbundle's `schema.json` and `samples.json` are validated and their contracts
 //!   checked over their tokens (`spec/mlbundle.md` §8.1).
 
 use modelgate_core::gzip::write_gzip;
-use modelgate_core::join::Reversed;
 use modelgate_core::json::{self, Node, Value};
 use modelgate_core::mlbundle::{self, ArchiveLimits, MemberName, Recipe, read_container, write_container};
 use modelgate_core::mpk::pipeline::read_pipelines;
@@ -180,36 +178,6 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         peak < 13 * members.len(),
         "validate peak {peak} for {} members",
         members.len()
-    );
-    // spec/json.md §10: on two workers (here in turn, the second first) the second's record
-    // holds 8 bytes for each name it read in the object, and the first's list its own later
-    // names: 10.5 MB, less than one read's, since the join walks the two without appending
-    // one to the other (16.8 MB while the join appended them and the second worker checked
-    // its names in a list of its own, 29.4 MB while tables held every name).
-    let (checked, peak) = common::peak_of(|| {
-        let join = Reversed { parallel: true };
-        json::split::validate_with(&join, text.as_bytes(), json::Limits::DEFAULT, KEY)
-    });
-    checked.unwrap();
-    assert!(
-        peak < 11 * members.len(),
-        "two-worker peak {peak} for {} members",
-        members.len()
-    );
-    // §10.4: the second worker keeps no more floor containers than the depth limit allows,
-    // however many closing brackets follow where it starts (24 bytes each, 96 MB here, before
-    // it stopped at the limit).
-    let text = format!("[0{}{}", ",0".repeat(3 << 20), "]".repeat(4 << 20));
-    let whole = json::validate_keyed(text.as_bytes(), json::Limits::DEFAULT, KEY);
-    let (checked, peak) = common::peak_of(|| {
-        let join = Reversed { parallel: true };
-        json::split::validate_with(&join, text.as_bytes(), json::Limits::DEFAULT, KEY)
-    });
-    assert_eq!(checked, whole);
-    assert!(
-        peak < (1 << 20),
-        "two-worker peak {peak} for {} closing brackets",
-        4 << 20
     );
 
     // spec/mlbundle.md §8.1: a 15.6 MB samples.json of 2.6 M two-cell rows (some 450 MB as

@@ -1,7 +1,7 @@
 //! The two places the benchmark needs the operating system below `std`: a counting global
 //! allocator (peak live heap bytes of an in-process run) and `wait4` (peak RSS of one child
-//! process). Benchmark-only code; the shipped crates keep their single `unsafe` module
-//! (`std-io/src/mmap.rs`).
+//! process). Benchmark-only code; the shipped crates keep their `unsafe` to the memory map
+//! (`std-io/src/mmap.rs`) and the `modelgate` binary's permission to use it.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io;

@@ -4,7 +4,6 @@
 //! members, tar payloads, gzip members) feeds each chunk once through [`ChunkDigest`]
 //! instead of hashing the bytes in separate passes.
 
-pub mod lanes;
 #[cfg(feature = "fast-inflate")]
 mod repeated;
 

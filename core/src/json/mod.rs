@@ -5,7 +5,6 @@
 //! - [`parse`] / [`validate`]: the whole document into a [`Value`], or checked only.
 //! - [`parse_kept`]: checked whole, with only the parts a [`Keep`] schema names built.
 //! - [`Cursor`]: typed reads that name the JSON path of a failure.
-//! - [`split`]: [`validate`] on two workers, with the same verdict (§10).
 //! - [`Writer`] / [`to_canonical`]: the canonical writer; [`canonical_with_members`]: a
 //!   document's canonical text with members of one object set, streamed.
 
@@ -16,7 +15,6 @@ mod path;
 mod prune;
 mod rewrite;
 mod siphash;
-pub mod split;
 mod text;
 mod tokenizer;
 pub mod utf8;

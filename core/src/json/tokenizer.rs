@@ -7,7 +7,7 @@
 
 use super::Limits;
 use super::error::{Error, Expected, Reason};
-use super::keys::{NameSets, Slot, name_end};
+use super::keys::NameSets;
 use super::number;
 use super::utf8::{self, is_noncharacter, seq_is_noncharacter};
 use alloc::borrow::Cow;
@@ -181,12 +181,6 @@ pub struct Parser<'a> {
     utf8_until: usize,
     /// The error the parser stopped at, returned again by every later call (§7.1).
     failed: Option<Error>,
-    /// [`Parser::read_into`] stops at the first comma after a value at or after this offset
-    /// (`spec/json.md` §10.2); `usize::MAX` for a read that never pauses.
-    pause_at: usize,
-    /// Set for the second worker of a split read (§10.3): a document whose containers all
-    /// close returns to its caller instead of checking what follows.
-    floor: bool,
 }
 
 /// Inputs longer than this are rejected whatever the configured limit, so that name
@@ -237,8 +231,6 @@ impl<'a> Parser<'a> {
             scratch: String::new(),
             utf8_until: 0,
             failed: None,
-            pause_at: usize::MAX,
-            floor: false,
         })
     }
 
@@ -255,7 +247,7 @@ impl<'a> Parser<'a> {
 
     /// Lets objects of [`super::keys::LARGE`] names or more check their names by one sort
     /// when they close (`spec/json.md` §5.1). Only for a read that hands out no names before its
-    /// verdict: a validation ([`super::validate_keyed`], both workers of §10).
+    /// verdict: a validation ([`super::validate_keyed`]).
     pub(super) fn defer_duplicates(mut self) -> Self {
         self.names.defer();
         self
@@ -290,7 +282,7 @@ impl<'a> Parser<'a> {
     /// it, in an object that deferred part of its check (`spec/json.md` §5.1), repeats an
     /// earlier name of its object; then the first such name is the first failure.
     #[cold]
-    pub(super) fn first_failure(&mut self, e: Error) -> Error {
+    fn first_failure(&mut self, e: Error) -> Error {
         match self.names.pending_repeat(self.bytes) {
             Some(at) if at < e.offset => Error::new(Reason::DuplicateName, at),
             _ => e,
@@ -299,7 +291,7 @@ impl<'a> Parser<'a> {
 
     /// The end of a read that found no other failure: the first repeat among names whose
     /// check was deferred (`spec/json.md` §5.1), if there is one, is the read's failure.
-    pub(super) fn deferred_repeat(&mut self) -> Result<(), Error> {
+    fn deferred_repeat(&mut self) -> Result<(), Error> {
         match self.names.pending_repeat(self.bytes) {
             Some(at) => Err(Error::new(Reason::DuplicateName, at)),
             None => Ok(()),
@@ -344,20 +336,8 @@ impl<'a> Parser<'a> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        // A read that may pause is its own copy of the loop, so that one that cannot
-        // compares no comma's offset (§10.2).
-        let read = self.past_comma(sink).and_then(|()| {
-            if self.pause_at == usize::MAX {
-                self.read_rest::<S, false>(sink)
-            } else {
-                self.read_rest::<S, true>(sink)
-            }
-        });
         // §5.1: a repeat whose check was deferred is the read's failure, or comes before it.
-        // A read that paused (§10.2) has not ended: its later names are checked when it does,
-        // not sorted again at every pause.
-        let read = match read {
-            Ok(()) if self.paused().is_some() => Ok(()),
+        let read = match self.read_rest(sink) {
             Ok(()) => self.deferred_repeat(),
             Err(e) => Err(self.first_failure(e)),
         };
@@ -369,10 +349,9 @@ impl<'a> Parser<'a> {
     }
 
     /// [`Parser::read_into`] of a parser that has not failed.
-    fn read_rest<S: Sink<'a>, const PAUSE: bool>(&mut self, sink: &mut S) -> Result<(), Error> {
+    fn read_rest<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
         // Before the document or after a comma or colon, a value is expected. Any other
-        // state comes only from `next_event`, which the rest is read through: it neither
-        // pauses (§10.2) nor stops at a floor (§10.3), so split reads never mix the two.
+        // state comes only from `next_event`, which the rest is read through.
         if !matches!(self.state, State::Start | State::Value) {
             while let Some(event) = self.next_event()? {
                 sink.event(event);
@@ -425,10 +404,6 @@ impl<'a> Parser<'a> {
                 let (at, next) = skip_space(self.bytes, pos);
                 match self.after {
                     State::AfterInArray => match next {
-                        Some(b',') if PAUSE && at >= self.pause_at => {
-                            self.pause(at);
-                            return Ok(());
-                        }
                         Some(b',') => {
                             pos = at + 1;
                             break;
@@ -441,10 +416,6 @@ impl<'a> Parser<'a> {
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrArrayEnd)),
                     },
                     State::AfterInObject => match next {
-                        Some(b',') if PAUSE && at >= self.pause_at => {
-                            self.pause(at);
-                            return Ok(());
-                        }
                         Some(b',') => {
                             let (at, next) = skip_space(self.bytes, at + 1);
                             let (name, end) = self.name(at, next)?;
@@ -461,157 +432,13 @@ impl<'a> Parser<'a> {
                         _ => return Err(self.unexpected(at, next, Expected::CommaOrObjectEnd)),
                     },
                     _ => {
-                        // The end of the document, or of a floor reader's floor (§10.3).
+                        // The end of the document.
                         self.pos = at;
-                        if !self.floor {
-                            self.after_top(at, next)?;
-                        }
+                        self.after_top(at, next)?;
                         return Ok(());
                     }
                 }
             }
-        }
-    }
-
-    /// At a comma after a value (where a read paused, §10.2), reads past it, and past the
-    /// next member's name and colon in an object: then a value is expected.
-    #[inline(never)]
-    fn past_comma<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<(), Error> {
-        match (self.state, self.bytes.get(self.pos)) {
-            (State::AfterInArray, Some(b',')) => {
-                self.pos += 1;
-                self.state = State::Value;
-            }
-            (State::AfterInObject, Some(b',')) => {
-                let (at, next) = skip_space(self.bytes, self.pos + 1);
-                let (name, end) = self.name(at, next)?;
-                sink.name(at, name);
-                self.pos = end;
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Stops a read at the comma at `at`, after a value (§10.2): a later read resumes there.
-    #[cold]
-    fn pause(&mut self, at: usize) {
-        self.pos = at;
-        self.state = self.after;
-    }
-
-    /// Makes [`Parser::read_into`] stop at the first comma after a value at or after `at`
-    /// (`spec/json.md` §10.2); `usize::MAX` reads on to the end.
-    pub(super) fn pause_at(&mut self, at: usize) {
-        self.pause_at = at;
-    }
-
-    /// Where the last [`Parser::read_into`] paused (§10.2): the offset of the comma, after
-    /// a value in the innermost container. `None` once the read has ended or failed. Only
-    /// meaningful for a parser read with `read_into` alone: after a `next_event` the parser
-    /// also rests after a value, without having paused.
-    pub(super) fn paused(&self) -> Option<usize> {
-        match (self.failed, self.state) {
-            (None, State::AfterInArray | State::AfterInObject) => Some(self.pos),
-            _ => None,
-        }
-    }
-
-    /// A parser for the second worker of a split read (§10.3): UTF-8 checked in strings as
-    /// they are read, and a document whose containers have all closed returns to the caller
-    /// with the cursor on the next byte that is not whitespace.
-    pub(super) fn floor_reader(input: &'a [u8], limits: Limits, key: [u64; 2]) -> Result<Self, Error> {
-        let mut parser = Parser::deferred_utf8(input, limits)?
-            .with_hash_key(key)
-            .defer_duplicates();
-        parser.floor = true;
-        Ok(parser)
-    }
-
-    /// Opens, as the only container, a floor container (§10.3) of the given kind, as if a
-    /// value had just been read in it and the comma or bracket at `at` came next. A floor
-    /// object's names are not checked here: the join checks them among the first worker's
-    /// (§10.4), so this read would only do that work twice.
-    pub(super) fn enter_floor(&mut self, at: usize, object: bool) -> Result<(), Error> {
-        self.open(at, object)?;
-        if object {
-            self.names.leave_unchecked();
-        }
-        self.state = self.after;
-        self.pos = at;
-        Ok(())
-    }
-
-    /// True when the comma at `comma` is followed by a string and a colon: a member of an
-    /// object rather than an array's next value (§10.3).
-    pub(super) fn member_follows(&mut self, comma: usize) -> Result<bool, Error> {
-        let (at, next) = skip_space(self.bytes, comma + 1);
-        if next != Some(b'"') {
-            return Ok(false);
-        }
-        let s = self.string(at)?;
-        Ok(skip_space(self.bytes, s.end + 1).1 == Some(b':'))
-    }
-
-    /// The input the parser reads.
-    pub(super) fn input(&self) -> &'a [u8] {
-        self.bytes
-    }
-
-    /// The cursor: where a floor reader's document ended (§10.3).
-    pub(super) fn position(&self) -> usize {
-        self.pos
-    }
-
-    /// The kinds of the open containers, outermost first (true for an object).
-    pub(super) fn open_kinds(&self) -> &[bool] {
-        &self.open
-    }
-
-    /// The depth limit (`spec/json.md` §6).
-    pub(super) fn max_depth(&self) -> usize {
-        self.max_depth
-    }
-
-    /// True when this parser's name tables hash under `key`: the second worker's hashes,
-    /// taken under it, can then be replayed (§10.4).
-    pub(super) fn hashes_under(&self, key: [u64; 2]) -> bool {
-        self.names.hashes_under(key)
-    }
-
-    /// Adds the names the second worker read in the innermost object, hashed under this
-    /// parser's key and sorted ([`NameSets::replay_sorted`], §10.4); false when they must be
-    /// added one by one instead.
-    pub(super) fn replay_sorted(&mut self, sorted: &[Slot]) -> bool {
-        self.names.replay_sorted(self.bytes, sorted)
-    }
-
-    /// Sorts the later names of the open objects for a join (§5.1, §10.4).
-    pub(super) fn sort_later(&mut self) {
-        self.names.sort_later();
-    }
-
-    /// Adds a name the second worker read in the innermost object, its text starting at
-    /// `start` (§10.4), with its hash under this parser's key when the second worker took
-    /// it; false when the object already has it.
-    pub(super) fn replay_name(&mut self, start: usize, hash: Option<u32>) -> bool {
-        if let Some(fresh) = hash.and_then(|h| self.names.insert_known(self.bytes, start, h)) {
-            return fresh;
-        }
-        let end = name_end(self.bytes, start);
-        let escaped = self.bytes.get(start..end).is_some_and(|raw| raw.contains(&b'\\'));
-        self.insert_name(start.saturating_sub(1), end, escaped)
-    }
-
-    /// Closes the innermost container for the second worker (§10.4); after the last, the
-    /// document is finished.
-    pub(super) fn replay_close(&mut self) {
-        if self.open.last() == Some(&true) {
-            self.names.close(self.bytes);
-        }
-        self.close();
-        if self.open.is_empty() {
-            self.state = State::Finished;
         }
     }
 

@@ -5,7 +5,6 @@ use super::error::{Error, ErrorKind};
 use super::limits::ArchiveLimits;
 use super::names::MemberName;
 use crate::Location;
-use crate::json::split::{Meeting, Prefix, Suffix};
 use crate::json::{self, FieldError, Value};
 use alloc::format;
 
@@ -25,33 +24,6 @@ pub fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> R
 /// tokens afterwards, by [`check_schema`] and [`check_samples`]).
 pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
     json::validate_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
-}
-
-/// [`check_member`] as the first of two workers (§12.0, `spec/json.md` §10.5): reads until
-/// the end or until it is paused at the comma the second worker claimed in `meeting`.
-pub fn check_member_first<'a>(
-    name: MemberName,
-    bytes: &'a [u8],
-    limits: &ArchiveLimits,
-    meeting: &Meeting,
-) -> Prefix<'a> {
-    meeting.read_prefix(bytes, limits.json(name), limits.hash_key())
-}
-
-/// The second worker of [`check_member_first`]: the rest of the member from the comma it
-/// claims in `meeting`, if it claims one.
-pub fn check_member_second(
-    name: MemberName,
-    bytes: &[u8],
-    limits: &ArchiveLimits,
-    meeting: &Meeting,
-) -> Option<Suffix> {
-    meeting.read_suffix(bytes, limits.json(name), limits.hash_key())
-}
-
-/// The two workers' verdict: exactly [`check_member`]'s (`spec/json.md` §10.1).
-pub fn check_member_joined(name: MemberName, first: Prefix<'_>, second: Option<&Suffix>) -> Result<(), Error> {
-    first.finish(second).map_err(|e| member_error(name, &e))
 }
 
 /// §8.2 over the bytes of `schema.json`, which [`check_member`] has accepted:

@@ -10,8 +10,8 @@
 //! - [`integrity`]: recipe agreement (§6.2) and integrity records (§7).
 //! - [`declaration`]: JSON members and the schema/samples contract (§8), whose rules
 //!   `contract` checks over a member's tokens, with no value built (§8.1).
-//! - [`members`]: the member reads and JSON checks in two groups for a [`crate::join::Join`]
-//!   (§4, §8.1, §12.0).
+//! - [`members`]: the member reads and JSON checks in two halves for a
+//!   [`crate::join::Join`] (§4, §8.1, §12.0).
 //! - [`read`]: [`read_container`] and [`read_container_with`] (§2–§8).
 //! - [`inspect`](mod@inspect): [`inspect()`] and [`MetadataView`] (§12).
 //! - [`mod@write`]: [`write_container`] (§10).

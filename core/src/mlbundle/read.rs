@@ -1,7 +1,7 @@
 //! `read_container`: the full container validation (`spec/mlbundle.md` §2–§8), in the order
 //! structure, limits, admission, manifest, agreement, members, integrity, JSON members
-//! (§12.0). `read_container_with` runs the member work through a [`Join`] (`members.rs`)
-//! and reports in the same order.
+//! (§12.0). `read_container_with` runs the member work in two halves through a [`Join`]
+//! (`members.rs`) and reports in the same order.
 
 use super::admission::{Models, admit};
 use super::budget::check_budget;
@@ -13,7 +13,6 @@ use super::manifest::{IntegrityRecord, Manifest};
 use super::members::{read_members, read_one};
 use super::names::{MemberName, NAMES};
 use crate::Location;
-use crate::digest::sha256;
 use crate::join::{Join, Serial};
 use crate::json::Value;
 use crate::zip::{Archive, Entry, ZipError, ZipReason};
@@ -115,9 +114,9 @@ pub fn read_container<'a>(data: &'a [u8], limits: &ArchiveLimits) -> Result<Cont
     read_container_with(data, limits, &Serial)
 }
 
-/// [`read_container`] with the member work (§4 reads, §8.1 JSON checks) split into two
-/// groups run through `join` (§12.0), for example on two threads. Results are reported in
-/// the serial order, so every input gets exactly the outcome of [`read_container`].
+/// [`read_container`] with the member work (§4 reads, §8.1 JSON checks) in two halves run
+/// through `join` (§12.0), for example on two threads. Results are reported in the serial
+/// order, so every input gets exactly the outcome of [`read_container`].
 pub fn read_container_with<'a>(
     data: &'a [u8],
     limits: &ArchiveLimits,
@@ -153,21 +152,14 @@ pub fn read_container_with<'a>(
     let mut listing = Vec::new();
     listing.push(listed(MemberName::Manifest, manifest_entry, manifest_sha));
     members.insert(MemberName::Manifest, manifest_bytes);
-    let mut reads = Vec::new();
     for name in super::names::ALL.into_iter().skip(1) {
         if let Some(e) = entry(name) {
-            let (bytes, sha) = match done.take_read(name) {
-                Some(read) => read?,
-                None => read_one(data, e).map(|(bytes, sha)| (bytes, Some(sha)))?,
-            };
-            reads.push((name, e, bytes, sha));
+            // A read the member work did not run comes after a failure reported first
+            // (§12.0); it is run here all the same.
+            let (bytes, sha) = done.take_read(name).unwrap_or_else(|| read_one(data, e))?;
+            listing.push(listed(name, e, sha));
+            members.insert(name, bytes);
         }
-    }
-    // Every read succeeded: a SHA-256 the member work left out is computed now, not before
-    // a later read could fail (§12.0).
-    for (name, e, bytes, sha) in reads {
-        listing.push(listed(name, e, sha.unwrap_or_else(|| sha256(&bytes))));
-        members.insert(name, bytes);
     }
     let record = |n: MemberName| {
         listing.iter().find(|l| l.name == n).map(|l| IntegrityRecord {

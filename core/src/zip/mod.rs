@@ -29,4 +29,4 @@ pub mod write;
 
 pub use archive::{Archive, Entry};
 pub use error::{ZipError, ZipReason};
-pub use member::{MemberRead, read_member, read_member_with, read_stored_pair, stored_data};
+pub use member::{read_member, stored_data};

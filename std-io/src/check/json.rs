@@ -3,7 +3,6 @@
 
 use super::{CheckError, Format, read_limited};
 use crate::Progress;
-use crate::threads::Threads;
 use modelgate_core::json::{self, ErrorKind, Limits};
 use std::path::Path;
 
@@ -26,8 +25,6 @@ impl Format for Json {
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let limits = Limits::DEFAULT;
         let bytes = read_limited(path, limits.max_bytes as u64, ErrorKind::LimitExceeded.name())?;
-        // On two threads from 2 MiB (`spec/json.md` §10.5), with the one read's verdict.
-        json::split::validate_with(&Threads::DEFAULT, &bytes, limits, crate::hash_key())
-            .map_err(|e| CheckError::Rejected(e.rejection()))
+        json::validate_keyed(&bytes, limits, crate::hash_key()).map_err(|e| CheckError::Rejected(e.rejection()))
     }
 }

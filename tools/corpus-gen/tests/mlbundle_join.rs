@@ -1,17 +1,14 @@
 //! `read_container_with` reports exactly what the serial `read_container` reports
-//! (`spec/mlbundle.md` §12.0), whatever runs the two groups of member work: a join on one
-//! thread in either order (running the second group first records its failures before the
-//! first group starts, deterministically), as one worker (the fused plan) or two (which may
-//! get the split plan), offering no SHA-256 lanes, lanes in turn or the processor's SHA
-//! extensions (so the planner pairs hashes and stored reads); and std-io's `Threads` with no
-//! minimum work (a real second thread even for the corpus's small files). Inputs: every
-//! mlbundle corpus file; bundles with several faults at once in different members and
-//! stages, stored and deflated; and random bundles of two to five members beside the
-//! manifest, of sizes empty, equal, one block apart and across a 64 KiB chunk, stored,
-//! deflated or mixed, with faults (a CRC-32, a manifest digest or size, a truncated stream)
-//! in the first, the second or both members of a pair.
+//! (`spec/mlbundle.md` §12.0), whatever runs the two halves of the member work (the reads,
+//! and the JSON checks): a join on one thread in either order (running the checking half
+//! first records its failures before the reading half starts, deterministically), and
+//! std-io's `Threads` with no minimum work (a real second thread even for the corpus's small
+//! files). Inputs: every mlbundle corpus file; bundles with several faults at once in
+//! different members and stages, stored and deflated; and random bundles of two to five
+//! members beside the manifest, of sizes empty, equal, one block apart and across a 64 KiB
+//! chunk, stored, deflated or mixed, with faults (a CRC-32, a manifest digest or size, a
+//! truncated stream) in one or two members.
 
-use modelgate_core::digest::lanes::{Block, CompressPair, Lane, in_turn};
 use modelgate_core::join::{Join, Reversed, Serial};
 use modelgate_core::mlbundle::{
     ArchiveLimits, Container, Error, MemberName, Recipe, read_container, read_container_with,
@@ -20,71 +17,28 @@ use modelgate_corpus_gen::deflate::pseudorandom;
 use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, written};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
 use modelgate_io::threads::Threads;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a read reports, comparable: the error, or the accepted members and listing.
 fn outcome(r: Result<Container, Error>) -> Result<String, Error> {
     r.map(|c| format!("{:?} {:?} {:?}", c.members, c.listing, c.inputs))
 }
 
-/// A join on one thread with a chosen order, `parallel` answer and lanes.
-struct Custom {
-    parallel: bool,
-    reversed: bool,
-    lanes: Option<CompressPair>,
-}
-
-impl Join for Custom {
-    fn parallel(&self) -> bool {
-        self.parallel
-    }
-
-    fn sha256_pair(&self) -> Option<CompressPair> {
-        self.lanes
-    }
-
-    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-        if self.reversed {
-            Reversed::default().join(a, b)
-        } else {
-            Serial.join(a, b)
-        }
-    }
-}
-
-/// Pair compressions through [`counted`].
-static PAIRS: AtomicUsize = AtomicUsize::new(0);
-
-/// The processor's lanes (or lanes in turn), counting its calls in [`PAIRS`].
-fn counted(lanes: &mut [Lane; 2], blocks: [&[Block]; 2]) {
-    PAIRS.fetch_add(1, Ordering::Relaxed);
-    modelgate_io::sha_lanes::compress_pair().unwrap_or(in_turn)(lanes, blocks);
-}
-
-/// Asserts that every join gives the serial outcome for `bytes`: one worker or two, either
-/// order, without lanes, with lanes in turn and with the processor's (counted), and
+/// Asserts that every join gives the serial outcome for `bytes`: in order, reversed, and
 /// `Threads` with no minimum work; returns it.
 fn same_everywhere(bytes: &[u8], what: &str) -> Result<String, Error> {
     let limits = ArchiveLimits::DEFAULT;
     let serial = outcome(read_container(bytes, &limits));
+    assert_eq!(
+        outcome(read_container_with(bytes, &limits, &Serial)),
+        serial,
+        "{what}: Serial"
+    );
+    assert_eq!(
+        outcome(read_container_with(bytes, &limits, &Reversed)),
+        serial,
+        "{what}: Reversed"
+    );
     let threads = Threads { min_work: 0 };
-    for lane in [None, Some(in_turn as CompressPair), Some(counted as CompressPair)] {
-        for parallel in [false, true] {
-            for reversed in [false, true] {
-                let join = Custom {
-                    parallel,
-                    reversed,
-                    lanes: lane,
-                };
-                assert_eq!(
-                    outcome(read_container_with(bytes, &limits, &join)),
-                    serial,
-                    "{what}: lanes {}, parallel {parallel}, reversed {reversed}",
-                    lane.is_some()
-                );
-            }
-        }
-    }
     assert_eq!(
         outcome(read_container_with(bytes, &limits, &threads)),
         serial,
@@ -145,7 +99,7 @@ fn wrong_crc(m: &mut Member) {
 
 /// A bundle of model.cbm, schema, structure and samples with the faults in `mask`
 /// (see [`bit`]), every member stored or deflated, `model_len` bytes of model and
-/// `structure_pad` bytes of structure padding (so that the groups are planned differently).
+/// `structure_pad` bytes of structure padding (so that either half may finish first).
 fn faulty(mask: u32, stored: bool, model_len: usize, structure_pad: usize) -> Vec<u8> {
     faulty_with(mask, &|_| stored, model_len, structure_pad)
 }
@@ -265,11 +219,12 @@ fn the_serial_order_decides_which_fault_is_reported() {
 /// Counts its joins; runs both halves in order.
 struct Counting {
     calls: std::sync::atomic::AtomicUsize,
+    min_work: u64,
 }
 
 impl Join for Counting {
-    fn parallel(&self) -> bool {
-        true
+    fn min_work(&self) -> u64 {
+        self.min_work
     }
 
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
@@ -278,18 +233,25 @@ impl Join for Counting {
     }
 }
 
-/// Two workers get the split plan (two joins) for deflated model and structure members of
-/// similar size, and the fused plan (one join) for stored ones (`spec/mlbundle.md` §12.0);
-/// so the tests above run both plans.
+/// The member work is one join, stored or deflated (`spec/mlbundle.md` §12.0), unless the
+/// join asks for more work than the lighter half has: then both halves run without it, with
+/// the same outcome.
 #[test]
-fn two_workers_split_a_deflated_bundle_and_fuse_a_stored_one() {
-    for (stored, joins) in [(false, 2), (true, 1)] {
-        let join = Counting {
-            calls: Default::default(),
-        };
+fn the_member_work_is_one_join_when_both_halves_are_worth_it() {
+    for stored in [false, true] {
         let bytes = faulty(0, stored, 40_000, 40_000);
-        assert!(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &join).is_ok());
-        assert_eq!(join.calls.into_inner(), joins, "stored {stored}");
+        let serial = outcome(read_container(&bytes, &ArchiveLimits::DEFAULT));
+        assert!(serial.is_ok());
+        // The lighter half, the JSON checks, has some 40 kB of structure.json.
+        for (min_work, joins) in [(0, 1), (40_000, 1), (50_000, 0)] {
+            let join = Counting {
+                calls: Default::default(),
+                min_work,
+            };
+            let got = outcome(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &join));
+            assert_eq!(got, serial, "stored {stored}, min_work {min_work}");
+            assert_eq!(join.calls.into_inner(), joins, "stored {stored}, min_work {min_work}");
+        }
     }
 }
 
@@ -306,7 +268,7 @@ fn stored_members_are_views_of_the_archive() {
         let range = bytes.as_ptr_range();
         let reads = [
             read_container(&bytes, &limits).unwrap(),
-            read_container_with(&bytes, &limits, &Reversed { parallel: true }).unwrap(),
+            read_container_with(&bytes, &limits, &Reversed).unwrap(),
             read_container_with(&bytes, &limits, &Threads { min_work: 0 }).unwrap(),
         ];
         for c in reads {
@@ -417,11 +379,10 @@ fn structure(len: usize, seed: u64) -> Vec<u8> {
 }
 
 /// Random bundles of two to five members, random sizes (among them empty, equal, one block
-/// apart and across a chunk), random methods and up to two random faults: every join,
-/// with and without lanes (the SHA extensions', when the processor has them), one worker
-/// or two, either order, reports what the serial read reports.
+/// apart and across a chunk), random methods and up to two random faults: every join
+/// reports what the serial read reports.
 #[test]
-fn random_bundles_read_the_same_with_and_without_lanes() {
+fn random_bundles_read_the_same_through_every_join() {
     const SIZES: [usize; 10] = [0, 1, 55, 64, 128, 4096, 65_535, 65_536, 65_600, 70_000];
     let mut rng = Rng(0x1a2b_3c4d_5e6f);
     let mut accepted = 0;
@@ -491,12 +452,10 @@ fn random_bundles_read_the_same_with_and_without_lanes() {
         }
     }
     assert!(accepted > 10, "{accepted}");
-    // The pair tasks ran (and with them the lanes), not only single reads.
-    assert!(PAIRS.load(Ordering::Relaxed) > 50, "{PAIRS:?}");
 }
 
 /// A `structure.json` of `trees` trees of nested nodes, 2.5 MiB for 22,000 trees: large
-/// enough that two workers share its check (`spec/mlbundle.md` §12.0, `spec/json.md` §10.5).
+/// enough that `Threads::DEFAULT` starts a thread for the checking half.
 fn forest(trees: usize) -> String {
     let tree = |i: usize| {
         format!(
@@ -507,11 +466,11 @@ fn forest(trees: usize) -> String {
     format!(r#"{{"version":1,"trees":[{}],"features":["a","b"]}}"#, all.join(","))
 }
 
-/// A stored `structure.json` large enough for two workers: valid, or broken before or after
-/// where they meet, or with a name repeated across it, alone and with a fault in another
-/// member. Every join, the second worker first among them, reports the serial verdict.
+/// A stored `structure.json` of 2.5 MiB, checked beside the 1 MiB model's read: valid, or
+/// broken early or late, or with a root name repeated, alone and with a fault in the model.
+/// Every join, `Threads::DEFAULT` among them, reports the serial verdict.
 #[test]
-fn a_large_stored_structure_checked_by_two_workers_reads_the_same_through_every_join() {
+fn a_large_stored_structure_reads_the_same_through_every_join() {
     let good = forest(22_000);
     assert!(good.len() > 2 << 20, "{}", good.len());
     let late = good.len() * 3 / 4;
@@ -526,10 +485,7 @@ fn a_large_stored_structure_checked_by_two_workers_reads_the_same_through_every_
                 &good[late..].replacen(r#""leaf":2"#, r#""leaf":02"#, 1)
             ),
         ),
-        (
-            "name repeated across the split",
-            good.replacen(r#""features""#, r#""version""#, 1),
-        ),
+        ("root name repeated", good.replacen(r#""features""#, r#""version""#, 1)),
         (
             "late deep nesting",
             good.replacen(r#"["a","b"]"#, &format!("{}{}", "[".repeat(300), "]".repeat(300)), 1),
@@ -546,6 +502,8 @@ fn a_large_stored_structure_checked_by_two_workers_reads_the_same_through_every_
             ];
             let bytes = bundle(Recipe::Standalone(MemberName::ModelCbm), &members);
             let serial = same_everywhere(&bytes, what);
+            let threads = outcome(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &Threads::DEFAULT));
+            assert_eq!(threads, serial, "{what} {fault:?}: Threads::DEFAULT");
             accepted += usize::from(serial.is_ok());
             let expect_ok = *what == "valid" && fault.is_none();
             assert_eq!(serial.is_ok(), expect_ok, "{what} {fault:?}: {serial:?}");
