@@ -93,6 +93,8 @@ def main():
     files = {
         "python-zipfile-stored": seekable(None, compress_type=zipfile.ZIP_STORED),
         "python-zipfile-descriptors": unseekable(compress_type=zipfile.ZIP_DEFLATED),
+        "python-zipfile-stored-descriptors": unseekable(compress_type=zipfile.ZIP_STORED),
+        "python-zipfile-stored-descriptors-zip64": unseekable(compress_type=zipfile.ZIP_STORED, force_zip64=True),
         "python-zipfile-force-zip64": seekable(None, compress_type=zipfile.ZIP_DEFLATED, force_zip64=True),
         "python-zipfile-descriptors-zip64": unseekable(compress_type=zipfile.ZIP_DEFLATED, force_zip64=True),
         "python-zipfile-central-order": seekable(None, compress_type=zipfile.ZIP_DEFLATED, reverse_central=True),

@@ -40,6 +40,10 @@ pub enum ZipReason {
     MissingZip64Value,
     /// A ZIP64 value with no sentinel field needing it (§2.4).
     RedundantZip64Value,
+    /// A stored member with a data descriptor whose data holds, at some offset, a signed
+    /// descriptor whose sizes equal that offset: a streaming reader, which cannot know the
+    /// size, ends the member there (`spec/mlbundle.md` §2.11).
+    PlantedDescriptor,
     /// A local header with a ZIP64 sentinel in one size field and not the other: its ZIP64
     /// field must hold both sizes (APPNOTE 4.5.3; `spec/mlbundle.md` §2.4).
     LocalZip64OneSize,
@@ -112,6 +116,9 @@ impl fmt::Display for ZipReason {
             ZipReason::BadExtraField => "extra field other than one exact ZIP64 field",
             ZipReason::MissingZip64Value => "ZIP64 extra field lacks a value for a sentinel field",
             ZipReason::RedundantZip64Value => "ZIP64 extra field holds a value no sentinel field needs",
+            ZipReason::PlantedDescriptor => {
+                "stored member's data holds a data descriptor that a streaming reader would end it at"
+            }
             ZipReason::LocalZip64OneSize => {
                 "local header takes one size from a ZIP64 field; APPNOTE 4.5.3 requires both"
             }

@@ -2,8 +2,9 @@
 //! (`spec/mlbundle.md` §4): exact size, CRC-32 and SHA-256 in one pass.
 
 use super::archive::Entry;
+use super::descriptor::DESCRIPTOR_SIG;
 use super::error::{ZipError, ZipReason};
-use super::header::STORED;
+use super::header::{FLAG_DESCRIPTOR, STORED};
 use crate::digest::ChunkDigest;
 use crate::inflate::{MAX_CHUNK, inflate_exact};
 use alloc::borrow::Cow;
@@ -22,10 +23,17 @@ pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, 
         .map_err(|e| e.member(entry.central.name))?;
     if entry.central.method == STORED {
         // The central directory check made the stored sizes equal (§2.5): `input` is the
-        // member's bytes.
+        // member's bytes. With a descriptor, each chunk is also searched for a planted one
+        // (§2.11) while it is in cache.
+        let descriptor = entry.central.flags & FLAG_DESCRIPTOR != 0;
         let mut digest = ChunkDigest::with_sha256();
+        let mut at = 0usize;
         for chunk in input.chunks(MAX_CHUNK) {
             digest.update(chunk);
+            if descriptor && let Some(k) = planted_descriptor(data, start, at, chunk) {
+                return Err(fail(ZipReason::PlantedDescriptor, start.saturating_add(k)));
+            }
+            at = at.saturating_add(chunk.len());
         }
         let d = digest.finish();
         return stored_read(entry, input, d.crc32, sha256_of(d.sha256));
@@ -43,6 +51,32 @@ pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, 
     })
     .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
     Ok((Cow::Owned(out), sha256_of(digests.sha256)))
+}
+
+/// §2.11: the first offset `k` of `chunk` (which starts `from` bytes into the member's data,
+/// which starts at `start` in `data`) where a signed data descriptor begins whose compressed
+/// and uncompressed sizes both equal `k`, in the 32-bit or the 64-bit form. Such a member
+/// reads as `k` bytes to a streaming reader, which knows no size and stops at the first
+/// descriptor that fits what it has read. The descriptor may run past the chunk and past the
+/// member's data: its bytes are read from `data`. Linear in the chunk; each `P` costs at most
+/// 24 bytes read.
+fn planted_descriptor(data: &[u8], start: u64, from: usize, chunk: &[u8]) -> Option<u64> {
+    let mut i = 0usize;
+    while let Some(p) = chunk.get(i..).and_then(|rest| rest.iter().position(|&b| b == b'P')) {
+        let k = u64::try_from(from.saturating_add(i).saturating_add(p)).ok()?;
+        let at = usize::try_from(start.saturating_add(k)).ok()?;
+        let field = |off: usize, len: usize| data.get(at.checked_add(off)?..at.checked_add(off + len)?);
+        let le = |b: &[u8]| b.iter().rev().fold(0u64, |v, &x| (v << 8) | u64::from(x));
+        if field(0, 4) == Some(&DESCRIPTOR_SIG.to_le_bytes()[..]) {
+            let narrow = field(8, 4).map(le) == Some(k) && field(12, 4).map(le) == Some(k);
+            let wide = field(8, 8).map(le) == Some(k) && field(16, 8).map(le) == Some(k);
+            if narrow || wide {
+                return Some(k);
+            }
+        }
+        i = i.saturating_add(p).saturating_add(1);
+    }
+    None
 }
 
 /// The outcome of a stored member's read from its bytes `input` as they lie in the archive
@@ -85,4 +119,57 @@ pub fn stored_data<'a>(data: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
         ZipReason::Overlap,
     )
     .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A payload of `len` bytes with a signed descriptor planted at `k` whose sizes are
+    /// `sizes`, in the 32-bit or the 64-bit form, after a 30-byte header.
+    fn archive(len: usize, k: usize, sizes: u64, wide: bool) -> Vec<u8> {
+        let mut d = alloc::vec![0x55u8; 30 + len + 24];
+        let at = 30 + k;
+        d[at..at + 4].copy_from_slice(&DESCRIPTOR_SIG.to_le_bytes());
+        if wide {
+            d[at + 8..at + 16].copy_from_slice(&sizes.to_le_bytes());
+            d[at + 16..at + 24].copy_from_slice(&sizes.to_le_bytes());
+        } else {
+            d[at + 8..at + 12].copy_from_slice(&(sizes as u32).to_le_bytes());
+            d[at + 12..at + 16].copy_from_slice(&(sizes as u32).to_le_bytes());
+        }
+        d
+    }
+
+    /// The search as `read_member` runs it: chunk by chunk.
+    fn search(d: &[u8], len: usize) -> Option<u64> {
+        let payload = &d[30..30 + len];
+        let mut from = 0;
+        for chunk in payload.chunks(MAX_CHUNK) {
+            if let Some(k) = planted_descriptor(d, 30, from, chunk) {
+                return Some(k);
+            }
+            from += chunk.len();
+        }
+        None
+    }
+
+    /// §2.11.1: found at its offset in either form, at the start, and across a chunk's end
+    /// (its fields read from the archive); not found when its sizes are not its offset.
+    #[test]
+    fn a_planted_descriptor_is_found_where_a_streaming_reader_stops() {
+        let len = 3 * MAX_CHUNK;
+        for wide in [false, true] {
+            for k in [0, 7, MAX_CHUNK - 2, MAX_CHUNK - 1, 2 * MAX_CHUNK + 5, len - 1] {
+                assert_eq!(
+                    search(&archive(len, k, k as u64, wide), len),
+                    Some(k as u64),
+                    "{k} {wide}"
+                );
+                assert_eq!(search(&archive(len, k, k as u64 + 1, wide), len), None, "{k} {wide}");
+            }
+        }
+        // The real descriptor, just after the data, is not inside it.
+        assert_eq!(search(&archive(len, len, len as u64, false), len), None);
+    }
 }

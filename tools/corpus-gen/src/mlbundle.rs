@@ -10,7 +10,7 @@ pub mod zip;
 use crate::{CorpusFile, Expected};
 use modelgate_core::digest::sha256;
 use modelgate_core::mlbundle::{ArchiveLimits, IntegrityRecord, Manifest, MemberName, Recipe, read_container};
-use zip::{Desc, Layout, Member, Zip, patch};
+use zip::{Desc, Layout, Member, Zip, crc32, patch};
 
 /// What a case must give.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +76,14 @@ pub fn python_fixtures() -> Vec<(&'static str, &'static [u8])> {
         (
             "python-zipfile-central-order",
             include_bytes!("../fixtures/mlbundle/python-zipfile-central-order.mlbundle"),
+        ),
+        (
+            "python-zipfile-stored-descriptors",
+            include_bytes!("../fixtures/mlbundle/python-zipfile-stored-descriptors.mlbundle"),
+        ),
+        (
+            "python-zipfile-stored-descriptors-zip64",
+            include_bytes!("../fixtures/mlbundle/python-zipfile-stored-descriptors-zip64.mlbundle"),
         ),
     ]
 }
@@ -288,6 +296,43 @@ fn desc(signed: bool, wide: bool) -> Zip {
     })
 }
 
+/// A stored `model.onnx` with a data descriptor whose data holds, after 12 bytes, a signed
+/// descriptor for those 12 bytes and a local header of another `model.onnx`: what
+/// `bsdtar -xf -` reads as the member (spec/mlbundle.md §2.11.1).
+fn planted_descriptor(wide: bool) -> (Vec<u8>, Expect) {
+    let head = b"\x08\x07\x12\x04onnx\0\0\0\0".to_vec();
+    let k = head.len() as u64;
+    let mut fake = b"PK\x07\x08".to_vec();
+    fake.extend_from_slice(&crc32(&head).to_le_bytes());
+    if wide {
+        fake.extend_from_slice(&k.to_le_bytes());
+        fake.extend_from_slice(&k.to_le_bytes());
+    } else {
+        fake.extend_from_slice(&(k as u32).to_le_bytes());
+        fake.extend_from_slice(&(k as u32).to_le_bytes());
+    }
+    let evil = b"\x08\x07\x12\x04EVIL";
+    let mut local = b"PK\x03\x04\x0a\x00\x00\x00\x00\x00\x00\x00\x21\x00".to_vec();
+    local.extend_from_slice(&crc32(evil).to_le_bytes());
+    local.extend_from_slice(&(evil.len() as u32).to_le_bytes());
+    local.extend_from_slice(&(evil.len() as u32).to_le_bytes());
+    local.extend_from_slice(&10u16.to_le_bytes());
+    local.extend_from_slice(&0u16.to_le_bytes());
+    local.extend_from_slice(b"model.onnx");
+    local.extend_from_slice(evil);
+    let data = [head, fake, local, b"rest of the real model".to_vec()].concat();
+    let mut z = std_with_member("model.onnx", &data);
+    z.members[1] = z.members[1].clone().stored();
+    z.members[1].descriptor = Some(Desc {
+        signed: true,
+        wide,
+        zero_local: true,
+    });
+    z.members[1].local_zip64 = wide;
+    let (b, l) = built(z);
+    (b, ic(MODEL, l.data[1] + k))
+}
+
 fn le16(v: u16) -> [u8; 2] {
     v.to_le_bytes()
 }
@@ -334,6 +379,15 @@ cases! {
     descriptor_local_values_match => (with(1, |m| m.descriptor = Some(Desc {
         signed: true, wide: false, zero_local: false })).build().0, Valid);
     forced_zip64_local => (with(1, |m| m.local_zip64 = true).build().0, Valid);
+    stored_descriptor_planted_in_payload => planted_descriptor(false);
+    stored_descriptor_planted_in_payload_zip64 => planted_descriptor(true);
+    stored_descriptor_signature_in_payload => {
+        // The signature alone, its sizes not those of its offset: no streaming reader stops.
+        let mut z = std_with_member("model.onnx", &[&b"onnx"[..], b"PK\x07\x08", &[9u8; 16], b"tail"].concat());
+        z.members[1] = z.members[1].clone().stored();
+        z.members[1].descriptor = Some(Desc { signed: true, wide: false, zero_local: true });
+        (z.build().0, Valid)
+    };
     local_zip64_one_size => {
         // The uncompressed size in the ZIP64 field, the compressed size in the header.
         let (mut b, l) = built(with(1, |m| {
