@@ -4,6 +4,12 @@
 //! `alloc`) and forbids unsafe code. Hostile input gets a typed error with a
 //! [`Location`], never a panic; sizes are checked before anything is allocated from them.
 //!
+//! Formats, each behind a Cargo feature of its name (all on by default), so that a loader
+//! compiles only what it embeds: [`mlbundle`] (with `onnx`), [`onemodel`], [`onnx`] (with
+//! `onemodel`), [`mpk`], [`mvb`]. The building blocks below are compiled when a format that
+//! needs them is: `zip` and `join` for mlbundle, `gzip` for MPK, `inflate` for both, `tar` and
+//! `archive_path` for MPK and mvb.
+//!
 //! Shared building blocks (each format module calls these instead of its own copy):
 //! - [`json`]: strict RFC 8259 / I-JSON tokenizer, owned value, typed access with paths,
 //!   canonical writer (`spec/json.md`).
@@ -33,23 +39,36 @@
 
 extern crate alloc;
 
+#[cfg(any(feature = "mpk", feature = "mvb"))]
 pub mod archive_path;
 pub mod digest;
+#[cfg(feature = "mpk")]
 pub mod gzip;
+#[cfg(any(feature = "mlbundle", feature = "mpk"))]
 pub mod inflate;
+#[cfg(feature = "mlbundle")]
 pub mod join;
 pub mod json;
 pub mod location;
+#[cfg(feature = "mlbundle")]
 pub mod mlbundle;
+#[cfg(feature = "mpk")]
 pub mod mpk;
+#[cfg(feature = "mvb")]
 pub mod mvb;
+#[cfg(feature = "onemodel")]
 pub mod onemodel;
+#[cfg(feature = "onnx")]
 pub mod onnx;
 pub mod report;
+#[cfg(any(feature = "mpk", feature = "mvb"))]
 pub mod tar;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod test_docs;
+#[cfg(any(feature = "onemodel", feature = "mlbundle", feature = "mpk"))]
+pub(crate) mod unique;
+#[cfg(feature = "mlbundle")]
 pub mod zip;
 
 pub use location::Location;

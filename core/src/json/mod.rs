@@ -28,8 +28,11 @@ pub use prune::{Keep, parse_kept};
 pub use rewrite::canonical_with_members;
 pub use siphash::siphash13;
 pub use text::Text;
+#[cfg(any(feature = "mlbundle", feature = "mpk", feature = "onemodel"))]
+pub(crate) use tokenizer::Sink;
+#[cfg(feature = "mlbundle")]
+pub(crate) use tokenizer::string_value;
 pub use tokenizer::{DEFAULT_HASH_KEY, Event, MAX_INPUT, Parser, Str, Token};
-pub(crate) use tokenizer::{Sink, string_value};
 pub use utf8::is_ijson_text;
 pub use value::{JsonType, Member, Node, Value, build, container, scalar_type, shape};
 pub use writer::{Writer, to_canonical, write_string};

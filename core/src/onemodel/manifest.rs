@@ -239,7 +239,7 @@ fn opsets(f: &Field<'_, '_>) -> R<Vec<OperatorSet>> {
 /// An optional array member read by `item` whose elements must not repeat a key (§2.1,
 /// §2.8): `repeat` gives the first element whose key an earlier one has, which is
 /// Malformed with `msg` at that element. The elements are read first and their keys
-/// compared once ([`unique::first_repeat`]); when element `j` fails to read, a repeat
+/// compared once ([`crate::unique::first_repeat`]); when element `j` fails to read, a repeat
 /// among the elements before it is reported instead, as one check per element in
 /// reading order would.
 fn unique_list<'v, T>(

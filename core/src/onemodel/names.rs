@@ -13,7 +13,7 @@
 use super::error::{Error, ErrorKind, manifest_offset};
 use super::manifest::{Seg, Val, locate, normal_domain, render, same};
 use super::model::{AttrValue, Attribute, Function, Graph, Model, Node, TypedName};
-use super::unique;
+use crate::unique;
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;

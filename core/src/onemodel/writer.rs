@@ -18,6 +18,7 @@ mod budget;
 mod data_order;
 mod manifest;
 
+#[cfg(feature = "onnx")]
 pub(crate) use budget::tensor_data_bytes;
 
 type R<T> = Result<T, Error>;

@@ -7,7 +7,7 @@
 use super::{Contract, Unknown, container, root_object, scalar_type, shape, wrong_type};
 use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value, string_value};
 use crate::mlbundle::declaration::DTYPES;
-use crate::onemodel::unique::{Key, first_repeat};
+use crate::unique::{Key, first_repeat};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 

@@ -7,7 +7,7 @@
 use super::{DECODER, Dependency, INPUT, NOT_EARLIER, Stage, rule};
 use crate::json::{self, Cursor, JsonType, Limits, Parser, Sink, Str, Token, shape};
 use crate::mpk::MpkError;
-use crate::onemodel::unique::Key;
+use crate::unique::Key;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 

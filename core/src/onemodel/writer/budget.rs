@@ -5,12 +5,14 @@
 //! the total (protobuf's 2 GiB), the OneModel writer caps what sharing adds
 //! (`Limits::max_shared_data`).
 
+#[cfg(feature = "onnx")]
 use crate::onemodel::model::*;
 use alloc::vec::Vec;
 
 /// Bytes of tensor data in `model`, each tensor counted on its own even where tensors share
 /// bytes (§1.3): what an ONNX `ModelProto` of the model holds at least, its tensors being
 /// `raw_data` or `string_data` (§6.3).
+#[cfg(feature = "onnx")]
 pub(crate) fn tensor_data_bytes(model: &Model<'_>) -> u64 {
     let mut total = 0u64;
     super::model_tensors(model, &mut |t| {
