@@ -4,6 +4,14 @@
 //! `alloc`) and forbids unsafe code. Hostile input gets a typed error with a
 //! [`Location`], never a panic; sizes are checked before anything is allocated from them.
 //!
+//! ```
+//! use modelgate_core::json::{self, Limits};
+//!
+//! assert!(json::validate(br#"{"inputs":[1,2]}"#, Limits::DEFAULT).is_ok());
+//! let e = json::validate(br#"{"a":1,"a":2}"#, Limits::DEFAULT).unwrap_err();
+//! assert_eq!(e.rejection().to_string(), "InvalidJSON: duplicate object member name (byte 7)");
+//! ```
+//!
 //! Shared building blocks (each format module calls these instead of its own copy):
 //! - [`json`]: strict RFC 8259 / I-JSON tokenizer, owned value, typed access with paths,
 //!   canonical writer (`spec/json.md`).

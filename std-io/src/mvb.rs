@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The canonical stdlib verifier, embedded in every export (`spec/mvb.md` §2.2, §7.2).
-pub const VERIFIER: &[u8] = include_bytes!("../../tools/darsay-verify.py");
+pub const VERIFIER: &[u8] = include_bytes!("../darsay-verify.py");
 
 /// The verifier's bundle path.
 pub const VERIFIER_NAME: &str = "darsay-verify.py";
