@@ -63,7 +63,7 @@ def main():
             one, two, back = (os.path.join(tmp, n) for n in ("a.onemodel", "b.onemodel", "c.onnx"))
             r = subprocess.run([binary, "onemodel", "convert", path, one, "--overwrite"], capture_output=True, text=True)
             if r.returncode != 0:
-                if "Unsupported" in r.stdout:
+                if "Unsupported" in r.stderr:
                     unsupported += 1
                     continue
                 failed += 1

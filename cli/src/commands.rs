@@ -1,209 +1,178 @@
-//! `check` and `corpus-check`, printing exactly the lines CONVENTIONS.md specifies.
+//! `check`, `inspect` and `corpus-check`: the commands that read files and report on each
+//! (README "Checking files"). Verdicts go to stdout, one per file; errors that are not a
+//! verdict go to stderr beginning with the file's path, or, with `--json`, to stdout as an
+//! object of their own.
 
+use crate::output::{self, IO_ERROR, JsonLine, JsonOutcome, Status, UNKNOWN_FORMAT, USAGE_ERROR, USAGE_OR_IO};
 use crate::progress::Progress;
-use modelgate_core::json::Writer;
-use modelgate_core::{Location, Rejection};
+use modelgate_core::Rejection;
 use modelgate_io::check::{self, CheckError, Format};
 use modelgate_io::corpus::{self, Expected, Got};
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::io;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Exit status for usage and I/O errors.
-const USAGE_OR_IO: u8 = 2;
-
-/// Writes one line of results to standard output. A failed write (a closed pipe, a full
-/// disk) is an I/O error: the caller stops with exit 2 instead of panicking (exit 101) as
-/// `println!` does, so a result that never arrived cannot pass for one that did.
-fn emit(line: &str) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    writeln!(out, "{line}")?;
-    out.flush()
+/// What `check` and `inspect` were asked for.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    /// `--format`: the format every file is read as, instead of detection.
+    pub format: Option<&'a str>,
+    /// `--json`: one JSON object or document per file.
+    pub json: bool,
+    /// `--quiet`: no line for a file that was accepted (`check`), no `ok` line before a
+    /// description (`inspect`), no progress.
+    pub quiet: bool,
 }
 
-/// The exit of a command whose results could not be written.
-fn output_failed(program: &str, e: &io::Error) -> ExitCode {
-    eprintln!("{program}: cannot write the results: {e}");
-    ExitCode::from(USAGE_OR_IO)
+/// What happened to one file.
+enum Outcome {
+    /// Accepted; `inspect`'s description when there is one.
+    Accepted(&'static dyn Format, Option<String>),
+    Rejected(&'static dyn Format, Rejection),
+    Io(Option<&'static dyn Format>, io::Error),
+    UnknownFormat,
+    NoInspection(&'static dyn Format),
 }
 
-/// `modelgate check [--format F] [--json] FILE...`: one line per file, exit 0 when all
-/// are accepted, 1 when any is rejected, 2 for usage or I/O errors.
-pub fn check(files: &[PathBuf], format: Option<&str>, json: bool) -> ExitCode {
-    let forced = match format.map(|name| check::by_name(name).ok_or(name)) {
-        None => None,
-        Some(Ok(f)) => Some(f),
-        Some(Err(name)) => {
-            eprintln!(
-                "modelgate: unknown format {name:?} (known: {})",
-                check::names().join(", ")
-            );
-            return ExitCode::from(USAGE_OR_IO);
-        }
-    };
-    let mut progress = Progress::new(files.len());
-    let (mut rejected, mut failed) = (false, false);
+/// `modelgate check [--format F] [--json] FILE...`: the full validating read of each file,
+/// one line each; exit 0 when all are accepted, 1 when any is rejected, 2 for usage or I/O
+/// errors.
+pub fn check(files: &[PathBuf], request: Request<'_>) -> ExitCode {
+    run(files, request, false)
+}
+
+/// `modelgate inspect [--format F] [--json] FILE...`: validates each file like `check` and
+/// describes what it holds, after its `FILE: ok (FORMAT)` line (text) or as one JSON
+/// document per line (`--json`), in the order given; exit status as for `check`.
+pub fn inspect(files: &[PathBuf], request: Request<'_>) -> ExitCode {
+    run(files, request, true)
+}
+
+fn run(files: &[PathBuf], request: Request<'_>, describe: bool) -> ExitCode {
+    // clap accepts only registered names (`main.rs`); the lookup cannot fail.
+    let forced = request.format.and_then(check::by_name);
+    debug_assert_eq!(forced.is_some(), request.format.is_some());
+    let mut progress = Progress::new(files.len()).quiet(request.quiet);
+    let mut status = Status::default();
     for (i, file) in files.iter().enumerate() {
         progress.step(i, &file.display().to_string());
-        let format = match forced.map_or_else(|| check::detect(file), |f| Ok(Some(f))) {
-            Ok(Some(f)) => f,
-            Ok(None) => {
-                progress.clear();
-                eprintln!("{}: cannot tell the format; use --format", file.display());
-                failed = true;
-                continue;
-            }
-            Err(e) => {
-                progress.clear();
-                eprintln!("{}: {e}", file.display());
-                failed = true;
-                continue;
-            }
+        let outcome = match forced.map_or_else(|| check::detect(file), |f| Ok(Some(f))) {
+            Err(e) => Outcome::Io(None, e),
+            Ok(None) => Outcome::UnknownFormat,
+            Ok(Some(format)) if describe => match format.inspect(file, request.json) {
+                None => Outcome::NoInspection(format),
+                Some(r) => verdict(format, r.map(Some)),
+            },
+            Ok(Some(format)) => verdict(
+                format,
+                format
+                    .check(file, &mut |done, total| progress.update(done, total))
+                    .map(|()| None),
+            ),
         };
-        let outcome = format.check(file, &mut |done, total| progress.update(done, total));
         progress.clear();
-        let printed = match outcome {
-            Ok(()) => print_result(file, format, None, json),
-            Err(CheckError::Rejected(r)) => {
-                rejected = true;
-                print_result(file, format, Some(&r), json)
-            }
-            Err(CheckError::Io(e)) => {
-                eprintln!("{}: {e}", file.display());
-                failed = true;
-                Ok(())
-            }
-        };
-        if let Err(e) = printed {
-            return output_failed("modelgate", &e);
+        match &outcome {
+            Outcome::Accepted(..) => {}
+            Outcome::Rejected(..) => status.rejected = true,
+            _ => status.failed = true,
+        }
+        if let Err(e) = print(file, &outcome, request) {
+            return output::output_failed("modelgate", &e);
         }
     }
-    if failed {
-        ExitCode::from(USAGE_OR_IO)
-    } else if rejected {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    status.exit()
+}
+
+fn verdict(format: &'static dyn Format, r: Result<Option<String>, CheckError>) -> Outcome {
+    match r {
+        Ok(text) => Outcome::Accepted(format, text),
+        Err(CheckError::Rejected(r)) => Outcome::Rejected(format, r),
+        Err(CheckError::Io(e)) => Outcome::Io(Some(format), e),
     }
 }
 
-/// `modelgate inspect [--format F] [--json] FILE`: validates the file and prints what it
-/// holds; exit 0 when accepted, 1 when rejected, 2 for usage or I/O errors.
-pub fn inspect(file: &std::path::Path, format: Option<&str>, json: bool) -> ExitCode {
-    let format = match format {
-        Some(name) => match check::by_name(name) {
-            Some(f) => f,
-            None => {
-                eprintln!(
-                    "modelgate: unknown format {name:?} (known: {})",
-                    check::names().join(", ")
-                );
-                return ExitCode::from(USAGE_OR_IO);
-            }
-        },
-        None => match check::detect(file) {
-            Ok(Some(f)) => f,
-            Ok(None) => {
-                eprintln!("{}: cannot tell the format; use --format", file.display());
-                return ExitCode::from(USAGE_OR_IO);
-            }
-            Err(e) => {
-                eprintln!("{}: {e}", file.display());
-                return ExitCode::from(USAGE_OR_IO);
-            }
-        },
+/// Prints one file's outcome: verdicts and descriptions on stdout; other errors on stderr,
+/// or on stdout as a JSON object with `--json`.
+fn print(file: &Path, outcome: &Outcome, request: Request<'_>) -> io::Result<()> {
+    let json = |format: &dyn Format, outcome| {
+        JsonLine {
+            file: Some(file),
+            format: Some(format.name()),
+            outcome,
+        }
+        .render()
     };
-    match format.inspect(file, json) {
-        None => {
-            eprintln!(
-                "modelgate: {} files have no inspection; use `modelgate check`",
-                format.name()
-            );
-            ExitCode::from(USAGE_OR_IO)
+    match outcome {
+        Outcome::Accepted(format, Some(text)) => {
+            if !request.json && !request.quiet {
+                output::emit(&output::result_line(file, format.name(), None))?;
+            }
+            output::emit(text.trim_end_matches('\n'))
         }
-        Some(Ok(text)) => match emit(&text) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => output_failed("modelgate", &e),
-        },
-        Some(Err(CheckError::Rejected(r))) => match print_result(file, format, Some(&r), json) {
-            Ok(()) => ExitCode::from(1),
-            Err(e) => output_failed("modelgate", &e),
-        },
-        Some(Err(CheckError::Io(e))) => {
-            eprintln!("{}: {e}", file.display());
-            ExitCode::from(USAGE_OR_IO)
-        }
+        Outcome::Accepted(..) if request.quiet => Ok(()),
+        Outcome::Accepted(format, None) if request.json => output::emit(&json(*format, JsonOutcome::Ok)),
+        Outcome::Accepted(format, None) => output::emit(&output::result_line(file, format.name(), None)),
+        Outcome::Rejected(format, r) if request.json => output::emit(&json(*format, JsonOutcome::Rejected(r))),
+        Outcome::Rejected(format, r) => output::emit(&output::result_line(file, format.name(), Some(r))),
+        Outcome::Io(format, e) => error(file, request, format.map(|f| f.name()), IO_ERROR, e.to_string()),
+        Outcome::UnknownFormat => error(
+            file,
+            request,
+            None,
+            UNKNOWN_FORMAT,
+            format!(
+                "cannot tell the format from the name or the first bytes; use --format ({})",
+                check::names().join(", ")
+            ),
+        ),
+        Outcome::NoInspection(format) => error(
+            file,
+            request,
+            Some(format.name()),
+            USAGE_ERROR,
+            format!("{} files have no inspection; use `modelgate check`", format.name()),
+        ),
     }
 }
 
-fn print_result(
-    file: &std::path::Path,
-    format: &dyn Format,
-    rejection: Option<&Rejection>,
-    json: bool,
+/// An error that is not a verdict: `FILE: message` on stderr, or with `--json` an object of
+/// `kind` on stdout.
+fn error(
+    file: &Path,
+    request: Request<'_>,
+    format: Option<&str>,
+    kind: &'static str,
+    message: String,
 ) -> io::Result<()> {
-    let name = file.display().to_string();
-    if !json {
-        return match rejection {
-            None => emit(&format!("{name}: ok ({})", format.name())),
-            Some(r) => emit(&format!("{name}: rejected ({}) {r}", format.name())),
-        };
+    if !request.json {
+        output::error(file, message);
+        return Ok(());
     }
-    let mut w = Writer::new();
-    w.begin_object()
-        .name("file")
-        .string(&name)
-        .name("format")
-        .string(format.name());
-    w.name("ok").bool(rejection.is_none());
-    match rejection {
-        None => {
-            w.name("kind").null().name("message").null().name("location").null();
-        }
-        Some(r) => {
-            w.name("kind")
-                .string(r.kind)
-                .name("message")
-                .string(&r.message)
-                .name("location");
-            location_json(&mut w, &r.location);
-        }
-    }
-    w.end_object();
-    emit(&w.finish())
+    let line = JsonLine {
+        file: Some(file),
+        format,
+        outcome: JsonOutcome::Error { kind, message },
+    };
+    output::emit(&line.render())
 }
 
-fn location_json(w: &mut Writer, loc: &Location) {
-    if loc.is_none() {
-        w.null();
-        return;
-    }
-    w.begin_object();
-    if let Some(m) = &loc.member {
-        w.name("member").string(m);
-    }
-    if let Some(p) = &loc.path {
-        w.name("path").string(p);
-    }
-    if let Some(o) = loc.offset {
-        w.name("offset").u64(o);
-    }
-    w.end_object();
-}
-
-/// `corpus-check DIR...`: prints each mismatch, then `N passed, N failed`; exit 1 when any
-/// failed, 2 when a folder cannot be read.
+/// `corpus-check DIR...`: prints each mismatch, each path skipped and how many, then
+/// `N passed, N failed`. Exit 1 when any file failed, when a path named does not exist or
+/// when nothing was checked (each said on stderr); 2 when a folder cannot be read.
 pub fn corpus_check(dirs: &[PathBuf]) -> ExitCode {
-    let files = match corpus::collect(dirs) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("corpus-check: {e}");
+    let walk = match corpus::collect(dirs) {
+        Ok(w) => w,
+        Err((path, e)) => {
+            eprintln!("corpus-check: {}: {e}", path.display());
             return ExitCode::from(USAGE_OR_IO);
         }
     };
-    let mut progress = Progress::new(files.len());
+    for path in &walk.missing {
+        eprintln!("corpus-check: {}: does not exist", path.display());
+    }
+    let mut progress = Progress::new(walk.files.len());
     let (mut passed, mut failed) = (0usize, 0usize);
-    for (i, (path, expected)) in files.iter().enumerate() {
+    for (i, (path, expected)) in walk.files.iter().enumerate() {
         progress.step(i, &path.display().to_string());
         match corpus::check_one(path, expected) {
             None => passed += 1,
@@ -220,18 +189,32 @@ pub fn corpus_check(dirs: &[PathBuf]) -> ExitCode {
                     Err(Got::NoFormat) => "no format matches this file".to_string(),
                     Err(Got::Io(e)) => format!("I/O error: {e}"),
                 };
-                if let Err(e) = emit(&format!("{}: expected {want}, got {got}", m.path.display())) {
-                    return output_failed("corpus-check", &e);
+                if let Err(e) = output::emit(&format!("{}: expected {want}, got {got}", m.path.display())) {
+                    return output::output_failed("corpus-check", &e);
                 }
             }
         }
     }
     progress.clear();
-    if let Err(e) = emit(&format!("{passed} passed, {failed} failed")) {
-        return output_failed("corpus-check", &e);
+    let mut lines: Vec<String> = walk
+        .skipped
+        .iter()
+        .map(|(path, why)| format!("{}: skipped ({why})", path.display()))
+        .collect();
+    if !walk.skipped.is_empty() {
+        lines.push(format!("{} skipped", walk.skipped.len()));
     }
-    if failed > 0 {
-        ExitCode::from(1)
+    lines.push(format!("{passed} passed, {failed} failed"));
+    for line in lines {
+        if let Err(e) = output::emit(&line) {
+            return output::output_failed("corpus-check", &e);
+        }
+    }
+    if passed + failed == 0 {
+        eprintln!("corpus-check: no <Expected>-<case>.<ext> file was found; nothing was checked");
+    }
+    if failed > 0 || !walk.missing.is_empty() || passed + failed == 0 {
+        ExitCode::from(output::REJECTED)
     } else {
         ExitCode::SUCCESS
     }

@@ -1,8 +1,10 @@
 //! `modelgate mvb export|import|verify` (`spec/mvb.md` §5 to §7). Exit 0 on success, 1 when
-//! the bundle or archive is rejected (`PATH: rejected (mvb) KIND: message (location)`), 2 for
-//! usage and I/O errors (an existing destination included). Progress in bytes on stderr
-//! when it is a terminal.
+//! the bundle or archive is rejected (`PATH: rejected (mvb) KIND: message (location)`: on
+//! stderr for `export` and `import`, on stdout for `verify`), 2 for usage and I/O errors (an
+//! existing destination included). Progress in bytes on stderr when it is a terminal.
 
+use crate::output::{self, USAGE_OR_IO};
+use crate::paths;
 use crate::progress::Progress;
 use clap::{Args, Subcommand};
 use modelgate_core::digest::hex;
@@ -13,26 +15,32 @@ use std::process::ExitCode;
 /// `modelgate mvb ...` subcommands.
 #[derive(Subcommand)]
 pub enum MvbCommand {
-    /// Pack BUNDLE_DIR into OUT_DIR/<bundle_id>.mvb.tar (deterministic GNU tar, marker first,
-    /// payload re-hashed against the manifest while written), then log the export in the
-    /// bundle's exports.json.
+    /// Pack a bundle folder into OUT_DIR/<bundle_id>.mvb.tar
+    ///
+    /// Deterministic GNU tar, marker first, the payload re-hashed against the manifest while
+    /// it is written; then the export is logged in the bundle's exports.json.
     Export(ExportArgs),
-    /// Validate FILE.mvb.tar in one streaming pass into a private staging folder and, only
-    /// when everything passed, move the bundle into VAULT_DIR/<bundle_id>. On any failure
-    /// the vault is unchanged.
+    /// Validate an .mvb.tar and move its bundle into VAULT_DIR/<bundle_id>
+    ///
+    /// One streaming pass into a private staging folder; only when everything passed is the
+    /// bundle moved into the vault. On any failure the vault is unchanged.
     Import(ImportArgs),
-    /// Re-hash the payload of a bundle folder or an .mvb.tar (not unpacked) against its
-    /// manifest; report missing, extra and mismatched files and the bundle hash.
+    /// Re-hash a bundle folder or an .mvb.tar (not unpacked) against its manifest
+    ///
+    /// Reports missing, extra and mismatched files and the bundle hash.
     Verify(VerifyArgs),
 }
 
 /// Arguments of `modelgate mvb export`.
 #[derive(Args)]
 pub struct ExportArgs {
+    /// Replace an existing OUT_DIR/<bundle_id>.mvb.tar (atomically).
+    #[arg(long)]
+    overwrite: bool,
     /// The bundle folder (holding manifest.json).
     #[arg(value_name = "BUNDLE_DIR")]
     bundle: PathBuf,
-    /// Folder to write <bundle_id>.mvb.tar into (an existing file there is refused).
+    /// The folder to write <bundle_id>.mvb.tar into.
     #[arg(value_name = "OUT_DIR")]
     out: PathBuf,
 }
@@ -56,98 +64,123 @@ pub struct VerifyArgs {
     target: PathBuf,
 }
 
-fn failure(path: &Path, e: &MvbIoError) -> ExitCode {
+/// A failed export or import of `input` into `output`: a rejection on stderr (exit 1), an
+/// existing destination or an I/O error (exit 2).
+fn failure(input: &Path, output: &Path, e: MvbIoError, what: &str) -> ExitCode {
     match e {
-        MvbIoError::Rejected(e) => {
-            println!("{}: rejected (mvb) {e}", path.display());
-            ExitCode::from(1)
+        MvbIoError::Rejected(e) => output::rejected(input, "mvb", e),
+        MvbIoError::Exists(p) => {
+            output::error(&p, what);
+            ExitCode::from(USAGE_OR_IO)
         }
-        other => {
-            eprintln!("modelgate: {}: {other}", path.display());
-            ExitCode::from(2)
-        }
+        MvbIoError::Io(e) => output::io_between(input, output, e),
     }
 }
 
-/// Runs one `mvb` subcommand.
-pub fn run(command: MvbCommand) -> ExitCode {
+/// Runs one `mvb` subcommand: `export` and `import` print what they wrote on stdout (unless
+/// `quiet`) and a failure on stderr; `verify` prints its verdict on stdout, like `check`.
+pub fn run(command: MvbCommand, quiet: bool) -> ExitCode {
     match command {
         MvbCommand::Export(a) => {
-            let mut p = Progress::bytes("exporting");
-            let r = export(&a.bundle, &a.out, &mut |d, t| p.update(d, t));
+            if let Err(e) = paths::folder(&a.bundle).and_then(|()| paths::folder(&a.out)) {
+                return output::path_error(&e);
+            }
+            let mut p = Progress::bytes("exporting").quiet(quiet);
+            let r = export(&a.bundle, &a.out, a.overwrite, &mut |d, t| p.update(d, t));
             p.clear();
             match r {
-                Ok(x) => {
-                    println!(
+                Ok(x) => output::done(
+                    &format!(
                         "{}: exported {} files, {} bytes, sha256 {}",
                         x.path.display(),
                         x.files,
                         x.size,
                         hex(&x.sha256)
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => failure(&a.bundle, &e),
+                    ),
+                    quiet,
+                ),
+                Err(e) => failure(&a.bundle, &a.out, e, "already exists; use --overwrite to replace it"),
             }
         }
         MvbCommand::Import(a) => {
-            let mut p = Progress::bytes("importing");
+            if let Err(e) = paths::input_file(&a.file).and_then(|()| paths::folder(&a.vault)) {
+                return output::path_error(&e);
+            }
+            let mut p = Progress::bytes("importing").quiet(quiet);
             let r = import(&a.file, &a.vault, &mut |d, t| p.update(d, t));
             p.clear();
             match r {
-                Ok(x) => {
-                    println!(
+                Ok(x) => output::done(
+                    &format!(
                         "{}: imported {} to {} (bundle hash {})",
                         a.file.display(),
                         x.imported.marker.bundle_id,
                         x.dest.display(),
                         x.imported.bundle_hash
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => failure(&a.file, &e),
+                    ),
+                    quiet,
+                ),
+                Err(e) => failure(&a.file, &a.vault, e, "already exists; a folder is never replaced"),
             }
         }
-        MvbCommand::Verify(a) => verify(&a.target),
+        MvbCommand::Verify(a) => verify(&a.target, quiet),
     }
 }
 
-fn verify(target: &Path) -> ExitCode {
-    let mut p = Progress::bytes("verifying");
-    if target.is_dir() {
+/// `mvb verify`: like `check`, the verdict on stdout (`ok` lines left out when `quiet`),
+/// I/O errors on stderr.
+fn verify(target: &Path, quiet: bool) -> ExitCode {
+    let mut p = Progress::bytes("verifying").quiet(quiet);
+    let printed = if target.is_dir() {
         let r = verify_folder(target, &mut |d, t| p.update(d, t));
         p.clear();
-        return match r {
-            Ok(report) if report.problems.is_empty() => {
-                println!(
-                    "{}: ok (mvb) {} payload files, bundle hash {}",
-                    target.display(),
-                    report.files,
-                    report.bundle_hash
-                );
-                ExitCode::SUCCESS
-            }
+        match r {
+            Ok(report) if report.problems.is_empty() => ok(target, report.files, &report.bundle_hash, quiet),
             Ok(report) => {
                 for e in &report.problems {
-                    println!("{}: rejected (mvb) {e}", target.display());
+                    if let Err(e) = output::emit(&format!("{}: rejected (mvb) {e}", target.display())) {
+                        return output::output_failed("modelgate", &e);
+                    }
                 }
-                ExitCode::from(1)
+                return ExitCode::from(output::REJECTED);
             }
-            Err(e) => failure(target, &e),
-        };
-    }
-    let r = verify_archive(target, &mut |d, t| p.update(d, t));
-    p.clear();
-    match r {
-        Ok(i) => {
-            println!(
-                "{}: ok (mvb) {} payload files, bundle hash {}",
-                target.display(),
-                i.manifest.files.len(),
-                i.bundle_hash
-            );
-            ExitCode::SUCCESS
+            Err(e) => return verify_failure(target, e),
         }
-        Err(e) => failure(target, &e),
+    } else {
+        let r = verify_archive(target, &mut |d, t| p.update(d, t));
+        p.clear();
+        match r {
+            Ok(i) => ok(target, i.manifest.files.len(), &i.bundle_hash, quiet),
+            Err(e) => return verify_failure(target, e),
+        }
+    };
+    match printed {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output::output_failed("modelgate", &e),
+    }
+}
+
+fn ok(target: &Path, files: usize, bundle_hash: &str, quiet: bool) -> std::io::Result<()> {
+    if quiet {
+        return Ok(());
+    }
+    output::emit(&format!(
+        "{}: ok (mvb) {files} payload files, bundle hash {bundle_hash}",
+        target.display()
+    ))
+}
+
+/// A verification that did not finish: the rejection on stdout (exit 1), anything else on
+/// stderr (exit 2).
+fn verify_failure(target: &Path, e: MvbIoError) -> ExitCode {
+    match e {
+        MvbIoError::Rejected(e) => match output::emit(&format!("{}: rejected (mvb) {e}", target.display())) {
+            Ok(()) => ExitCode::from(output::REJECTED),
+            Err(e) => output::output_failed("modelgate", &e),
+        },
+        other => {
+            output::error(target, other);
+            ExitCode::from(USAGE_OR_IO)
+        }
     }
 }

@@ -28,6 +28,12 @@ impl Progress {
         }
     }
 
+    /// The same line, never shown when `quiet` (`--quiet`).
+    pub fn quiet(mut self, quiet: bool) -> Self {
+        self.shown &= !quiet;
+        self
+    }
+
     /// Byte progress of one operation named `label` (for example `importing`).
     pub fn bytes(label: &str) -> Self {
         let mut p = Progress::new(1);

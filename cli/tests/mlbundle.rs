@@ -12,8 +12,9 @@ fn pack(dir: &Path, extra: &[&str]) -> (Output, String) {
     let model = write(dir, "m.onnx", b"onnx model bytes");
     let schema = write(dir, "schema.json", SCHEMA);
     let out = dir.join("out.mlbundle").to_str().unwrap().to_string();
-    let mut args = vec!["mlbundle", "pack", "--model", &model, "--schema", &schema, "-o", &out];
+    let mut args = vec!["mlbundle", "pack", "--model", &model, "--schema", &schema];
     args.extend_from_slice(extra);
+    args.push(&out);
     (modelgate(&args), out)
 }
 
@@ -48,8 +49,47 @@ fn pack_refuses_existing_output_without_overwrite() {
     let d = scratch("exists");
     let out = write(&d, "out.mlbundle", b"keep");
     let (o, _) = pack(&d, &[]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        all(&o),
+        (
+            Some(2),
+            String::new(),
+            format!("{out}: already exists; use --overwrite to replace it\n")
+        )
+    );
     assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+}
+
+#[test]
+fn pack_names_the_output_whose_folder_is_missing_and_the_input_it_cannot_read() {
+    let d = scratch("paths");
+    let model = write(&d, "m.onnx", b"onnx model bytes");
+    let schema = write(&d, "schema.json", SCHEMA);
+    let out = d.join("no/such/folder/out.mlbundle");
+    let out = out.to_str().unwrap();
+    let o = modelgate(&["mlbundle", "pack", "--model", &model, "--schema", &schema, out]);
+    assert_eq!(
+        all(&o),
+        (
+            Some(2),
+            String::new(),
+            format!("{out}: folder {} does not exist\n", d.join("no/such/folder").display())
+        )
+    );
+    let out = d.join("out.mlbundle");
+    let out = out.to_str().unwrap();
+    let missing = d.join("missing.json");
+    let missing = missing.to_str().unwrap();
+    let o = modelgate(&["mlbundle", "pack", "--model", &model, "--schema", missing, out]);
+    assert_eq!(
+        all(&o),
+        (
+            Some(2),
+            String::new(),
+            format!("{missing}: No such file or directory (os error 2)\n")
+        )
+    );
+    assert!(!Path::new(out).exists());
 }
 
 #[test]
@@ -58,13 +98,17 @@ fn pack_rejects_invalid_schema_with_kind() {
     let model = write(&d, "m.ubj", b"u");
     let schema = write(&d, "schema.json", b"{\"inputs\":[]}");
     let out = d.join("out.mlbundle").to_str().unwrap().to_string();
-    let o = modelgate(&["mlbundle", "pack", "--model", &model, "--schema", &schema, "-o", &out]);
-    assert_eq!(o.status.code(), Some(1));
+    let o = modelgate(&["mlbundle", "pack", "--model", &model, "--schema", &schema, &out]);
+    // A writing command's rejection goes to stderr and names the input it is about.
     assert_eq!(
-        stdout(&o),
-        format!(
-            "{out}: rejected (mlbundle) InvalidJSON: schema.inputs: inputs must not be empty \
-             (member schema.json, schema.inputs, byte 10)\n"
+        all(&o),
+        (
+            Some(1),
+            String::new(),
+            format!(
+                "{schema}: rejected (mlbundle) InvalidJSON: schema.inputs: inputs must not be empty \
+                 (member schema.json, schema.inputs, byte 10)\n"
+            )
         )
     );
     assert!(!Path::new(&out).exists());
@@ -79,13 +123,34 @@ fn pack_composite_and_unsupported_pairs() {
     let schema = write(&d, "schema.json", SCHEMA);
     let out = d.join("out.mlbundle").to_str().unwrap().to_string();
     let ok = modelgate(&[
-        "mlbundle", "pack", "--model", &cbm, "--model", &skops, "--schema", &schema, "-o", &out,
+        "mlbundle", "pack", "--model", &cbm, "--model", &skops, "--schema", &schema, &out,
     ]);
     assert_eq!(ok.status.code(), Some(0), "{ok:?}");
     let bad = modelgate(&[
-        "mlbundle", "pack", "--model", &onnx, "--model", &skops, "--schema", &schema, "-o", &out,
+        "mlbundle", "pack", "--model", &onnx, "--model", &skops, "--schema", &schema, &out,
     ]);
-    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        all(&bad),
+        (
+            Some(2),
+            String::new(),
+            "modelgate mlbundle pack: the models give model.onnx and model.skops; expected one model, \
+             or model.skops with model.ubj or model.cbm\n"
+                .to_string()
+        )
+    );
+    let txt = write(&d, "m.txt", b"t");
+    let bad = modelgate(&["mlbundle", "pack", "--model", &txt, "--schema", &schema, &out]);
+    assert_eq!(
+        all(&bad),
+        (
+            Some(2),
+            String::new(),
+            format!(
+                "modelgate mlbundle pack: {txt}: the model's extension is .txt; expected .onnx, .skops, .ubj or .cbm\n"
+            )
+        )
+    );
 }
 
 #[test]

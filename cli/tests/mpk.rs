@@ -15,8 +15,15 @@ fn extract_valid_package() {
         &corpus("mpk", "valid-basic-valid.tar.gz"),
         dest.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains("extracted 6 files, 2 plugins"), "{}", stdout(&o));
+    let package = corpus("mpk", "valid-basic-valid.tar.gz");
+    assert_eq!(
+        all(&o),
+        (
+            Some(0),
+            format!("{package}: extracted 6 files, 2 plugins to {}\n", dest.display()),
+            String::new()
+        )
+    );
     assert_eq!(
         listing(&dest),
         [
@@ -40,11 +47,15 @@ fn extract_rejected_package_exits_1_and_leaves_nothing() {
         &corpus("mpk", "path_traversal-symlink-escape.tar.gz"),
         dest.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    // A writing command's rejection goes to stderr.
+    let (code, out, err) = all(&o);
+    assert_eq!((code, out), (Some(1), String::new()));
     assert!(
-        stdout(&o).contains("rejected (mpk) path_traversal: symbolic link entries are not allowed"),
-        "{}",
-        stdout(&o)
+        err.starts_with(&format!(
+            "{}: rejected (mpk) path_traversal: symbolic link entries are not allowed",
+            corpus("mpk", "path_traversal-symlink-escape.tar.gz")
+        )),
+        "{err}"
     );
     assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
 }
@@ -58,7 +69,50 @@ fn extract_existing_destination_exits_2() {
         &corpus("mpk", "valid-basic-valid.tar.gz"),
         d.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        all(&o),
+        (
+            Some(2),
+            String::new(),
+            format!("{}: already exists; a folder is never replaced\n", d.display())
+        )
+    );
+}
+
+#[test]
+fn extract_names_the_missing_package_and_the_missing_folder() {
+    let d = scratch("paths");
+    let missing = d.join("x.tar.gz");
+    let o = modelgate(&[
+        "mpk",
+        "extract",
+        missing.to_str().unwrap(),
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        all(&o),
+        (
+            Some(2),
+            String::new(),
+            format!("{}: No such file or directory (os error 2)\n", missing.display())
+        )
+    );
+    let dest = d.join("no/out");
+    let o = modelgate(&[
+        "mpk",
+        "extract",
+        &corpus("mpk", "valid-basic-valid.tar.gz"),
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        all(&o),
+        (
+            Some(2),
+            String::new(),
+            format!("{}: folder {} does not exist\n", dest.display(), d.join("no").display())
+        )
+    );
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
 }
 
 #[test]
@@ -70,8 +124,17 @@ fn extract_wrong_extension_rejected() {
         &corpus("mpk", "invalid_archive-extension-tgz.tgz"),
         d.join("o").to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).contains("invalid_archive: package file name must end in .tar.gz"));
+    assert_eq!(
+        all(&o),
+        (
+            Some(1),
+            String::new(),
+            format!(
+                "{}: rejected (mpk) invalid_archive: package file name must end in .tar.gz\n",
+                corpus("mpk", "invalid_archive-extension-tgz.tgz")
+            )
+        )
+    );
 }
 
 #[test]

@@ -56,6 +56,24 @@ fn convert_check_inspect_and_back() {
     assert_eq!(stdout(&modelgate(&["check", &input])), format!("{input}: ok (onnx)\n"));
     let i = stdout(&modelgate(&["inspect", "--json", &out]));
     assert!(i.contains("\"initializers\":1,\"initializer_bytes\":16"), "{i}");
+    // An ONNX file is inspected too: the same description without the OneModel header.
+    assert_eq!(
+        all(&modelgate(&["inspect", &input])),
+        (
+            Some(0),
+            format!(
+                "{input}: ok (onnx)\nir_version 10, producer \"\" \"\"\nopset ai.onnx 21\n\
+                 graph \"\": 0 nodes, 0 inputs, 1 outputs, 1 initializers (16 bytes), 0 functions\n"
+            ),
+            String::new()
+        )
+    );
+    assert_eq!(
+        stdout(&modelgate(&["inspect", "--json", &input])),
+        "{\"ir_version\":10,\"producer_name\":\"\",\"producer_version\":\"\",\"opsets\":[{\"domain\":\"\",\
+         \"version\":21}],\"graph\":\"\",\"nodes\":0,\"inputs\":0,\"outputs\":1,\"initializers\":1,\
+         \"initializer_bytes\":16,\"functions\":0}\n"
+    );
     let back = path(&d, "back.onnx");
     assert_eq!(modelgate(&["onemodel", "to-onnx", &out, &back]).status.code(), Some(0));
     assert_eq!(
@@ -75,8 +93,12 @@ fn convert_is_deterministic_and_respects_overwrite() {
     assert_eq!(modelgate(&["onemodel", "convert", &input, &b]).status.code(), Some(0));
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_eq!(
-        modelgate(&["onemodel", "convert", &input, &a]).status.code(),
-        Some(2),
+        all(&modelgate(&["onemodel", "convert", &input, &a])),
+        (
+            Some(2),
+            String::new(),
+            format!("{a}: already exists; use --overwrite to replace it\n")
+        ),
         "exists, no --overwrite"
     );
     assert_eq!(
@@ -126,13 +148,77 @@ fn hostile_onnx_rejected_with_kind() {
     let input = path(&d, "bad.onnx");
     std::fs::write(&input, [0x0f, 0x00]).unwrap();
     let o = modelgate(&["onemodel", "convert", &input, &path(&d, "x.onemodel")]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).starts_with(&format!("{input}: rejected (onnx) Malformed: undefined wire type")),
-        "{}",
-        stdout(&o)
+    // A writing command's rejection goes to stderr, naming the input.
+    assert_eq!(
+        all(&o),
+        (
+            Some(1),
+            String::new(),
+            format!(
+                "{input}: rejected (onnx) Malformed: wire type 6 or 7 (undefined): not an ONNX model (onnx, byte 0)\n"
+            )
+        )
     );
     assert!(!d.join("x.onemodel").exists(), "nothing published");
+    // `check` and `inspect` say the same on stdout.
+    assert_eq!(
+        all(&modelgate(&["inspect", &input])),
+        (
+            Some(1),
+            format!(
+                "{input}: rejected (onnx) Malformed: wire type 6 or 7 (undefined): not an ONNX model (onnx, byte 0)\n"
+            ),
+            String::new()
+        )
+    );
+}
+
+#[test]
+fn convert_names_the_path_that_is_the_problem() {
+    let d = scratch("paths");
+    let input = path(&d, "cnn.onnx");
+    std::fs::write(&input, onnx_model(2)).unwrap();
+    // A missing output folder is the output's problem, not the input's.
+    let out = path(&d, "no/mlp.onemodel");
+    assert_eq!(
+        all(&modelgate(&["onemodel", "convert", &input, &out])),
+        (
+            Some(2),
+            String::new(),
+            format!("{out}: folder {} does not exist\n", d.join("no").display())
+        )
+    );
+    let missing = path(&d, "missing.onemodel");
+    assert_eq!(
+        all(&modelgate(&["onemodel", "to-onnx", &missing, &path(&d, "x.onnx")])),
+        (
+            Some(2),
+            String::new(),
+            format!("{missing}: No such file or directory (os error 2)\n")
+        )
+    );
+    // --overwrite does not replace a folder with a file.
+    let folder = path(&d, "dir.onemodel");
+    std::fs::create_dir_all(&folder).unwrap();
+    assert_eq!(
+        all(&modelgate(&["onemodel", "convert", "--overwrite", &input, &folder])),
+        (
+            Some(2),
+            String::new(),
+            format!("{folder}: is a folder; give the path of the file to write\n")
+        )
+    );
+    assert_eq!(
+        all(&modelgate(&[
+            "-q",
+            "onemodel",
+            "convert",
+            &input,
+            &path(&d, "ok.onemodel")
+        ])),
+        (Some(0), String::new(), String::new()),
+        "--quiet"
+    );
 }
 
 fn external_model(location: &str) -> Vec<u8> {
@@ -187,9 +273,9 @@ fn external_data_traversal_rejected() {
     let o = modelgate(&["onemodel", "convert", &input, &path(&d, "x.onemodel")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stdout(&o).contains("rejected (onnx) Malformed: external data location escapes"),
+        stderr(&o).contains("rejected (onnx) Malformed: external data location escapes"),
         "{}",
-        stdout(&o)
+        stderr(&o)
     );
     // A location that escapes nothing but breaks another path rule (here the 255 segments of
     // spec/mpk.md §2.6) is named for what it is.
@@ -197,8 +283,8 @@ fn external_data_traversal_rejected() {
     let o = modelgate(&["onemodel", "convert", &input, &path(&d, "x.onemodel")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stdout(&o).contains("rejected (onnx) Malformed: external data location is not a valid relative path"),
+        stderr(&o).contains("rejected (onnx) Malformed: external data location is not a valid relative path"),
         "{}",
-        stdout(&o)
+        stderr(&o)
     );
 }

@@ -4,6 +4,14 @@
 //! `alloc`) and forbids unsafe code. Hostile input gets a typed error with a
 //! [`Location`], never a panic; sizes are checked before anything is allocated from them.
 //!
+//! ```
+//! use modelgate_core::json::{self, Limits};
+//!
+//! assert!(json::validate(br#"{"inputs":[1,2]}"#, Limits::DEFAULT).is_ok());
+//! let e = json::validate(br#"{"a":1,"a":2}"#, Limits::DEFAULT).unwrap_err();
+//! assert_eq!(e.rejection().to_string(), "InvalidJSON: duplicate object member name (byte 7)");
+//! ```
+//!
 //! Formats, each behind a Cargo feature of its name (all on by default), so that a loader
 //! compiles only what it embeds: [`mlbundle`] (with `onnx`), [`onemodel`], [`onnx`] (with
 //! `onemodel`), [`mpk`], [`mvb`]. The building blocks below are compiled when a format that

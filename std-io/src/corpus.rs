@@ -1,7 +1,8 @@
 //! `corpus-check` (CONVENTIONS.md "Command line"): every file named
 //! `<Expected>-<case>.<ext>` under the given folders is checked as `modelgate check` would
 //! check it, and must give exactly the outcome its name states: `valid` (accepted) or an
-//! error kind (rejected with exactly that kind). Other files are skipped.
+//! error kind (rejected with exactly that kind). Every other path is skipped and reported
+//! with the reason ([`Skip`]); a folder named that does not exist is reported too.
 
 use crate::check::{self, CheckError};
 use modelgate_core::Rejection;
@@ -17,20 +18,58 @@ pub enum Expected {
     Kind(String),
 }
 
-/// The expectation encoded in a file name, or `None` when the name does not follow
-/// `<Expected>-<case>.<ext>` with a known kind (such files are skipped).
-pub fn expectation(file_name: &str) -> Option<Expected> {
-    let (prefix, rest) = file_name.split_once('-')?;
-    if rest.is_empty() || !rest.contains('.') {
-        return None;
+/// The expectation encoded in a file name, or why the file is skipped: the name does not
+/// follow `<Expected>-<case>.<ext>`, or its `<Expected>` is neither `valid` nor a known kind.
+pub fn expectation(file_name: &str) -> Result<Expected, Skip> {
+    let Some((prefix, rest)) = file_name.split_once('-') else {
+        return Err(Skip::Name);
+    };
+    if prefix.is_empty() || rest.is_empty() || !rest.contains('.') {
+        return Err(Skip::Name);
     }
     if prefix == "valid" {
-        Some(Expected::Valid)
+        Ok(Expected::Valid)
     } else if check::is_known_kind(prefix) {
-        Some(Expected::Kind(prefix.to_string()))
+        Ok(Expected::Kind(prefix.to_string()))
     } else {
-        None
+        Err(Skip::UnknownKind(prefix.to_string()))
     }
+}
+
+/// Why a path under the folders was not checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// The name is not `<Expected>-<case>.<ext>`.
+    Name,
+    /// The name's `<Expected>` is neither `valid` nor an error kind of any format.
+    UnknownKind(String),
+    /// Not a regular file, nor a link to one (a FIFO, socket or device).
+    NotAFile,
+    /// A link to a folder below the folders named (never walked: a link back up would make
+    /// the walk endless).
+    FolderLink,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::Name => f.write_str("name is not <Expected>-<case>.<ext>"),
+            Skip::UnknownKind(k) => write!(f, "{k:?} is neither valid nor the error kind of a format"),
+            Skip::NotAFile => f.write_str("not a regular file"),
+            Skip::FolderLink => f.write_str("link to a folder, not walked"),
+        }
+    }
+}
+
+/// What the walk of the folders found.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Every file to check with what its name asks for, sorted by path.
+    pub files: Vec<(PathBuf, Expected)>,
+    /// Every other path below the folders with why it was skipped, sorted by path.
+    pub skipped: Vec<(PathBuf, Skip)>,
+    /// The paths named that do not exist (a dangling link included), in the order given.
+    pub missing: Vec<PathBuf>,
 }
 
 /// What one corpus file gave, when it did not give what its name asks for.
@@ -55,44 +94,64 @@ pub enum Got {
     Io(io::Error),
 }
 
-/// Every candidate corpus file under `roots`, recursively, sorted by path.
+/// Walks `roots` recursively: every corpus file with what its name asks for, every other
+/// path with why it is skipped, and the roots that do not exist.
 ///
 /// A root is what the user named, so a link there is followed: a folder given through a
 /// link is walked, not passed over as an empty corpus. Below the roots a link is a file of
 /// the corpus like any other: a link to a regular file is checked as `modelgate check` would
 /// check it (through the link), one that cannot be followed is checked and reported as an
-/// I/O error, and a link to a folder is not walked (a link back up would make the walk
-/// endless).
-pub fn collect(roots: &[PathBuf]) -> io::Result<Vec<(PathBuf, Expected)>> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(PathBuf, bool)> = roots.iter().map(|r| (r.clone(), true)).collect();
+/// I/O error, and a link to a folder is skipped, not walked (a link back up would make the
+/// walk endless). Any other I/O error ends the walk with the path it is about.
+pub fn collect(roots: &[PathBuf]) -> Result<Walk, (PathBuf, io::Error)> {
+    let mut walk = Walk::default();
+    let mut stack: Vec<(PathBuf, bool)> = roots.iter().rev().map(|r| (r.clone(), true)).collect();
     while let Some((p, root)) = stack.pop() {
-        let own = std::fs::symlink_metadata(&p)?;
+        let own = match std::fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            Err(e) if root && e.kind() == io::ErrorKind::NotFound => {
+                walk.missing.push(p);
+                continue;
+            }
+            Err(e) => return Err((p, e)),
+        };
         let link = own.file_type().is_symlink();
         let target = if link { std::fs::metadata(&p) } else { Ok(own) };
         match target {
             Ok(meta) if meta.is_dir() => {
                 if root || !link {
-                    for entry in std::fs::read_dir(&p)? {
-                        stack.push((entry?.path(), false));
+                    let entries = std::fs::read_dir(&p).map_err(|e| (p.clone(), e))?;
+                    for entry in entries {
+                        stack.push((entry.map_err(|e| (p.clone(), e))?.path(), false));
                     }
+                } else {
+                    walk.skipped.push((p, Skip::FolderLink));
                 }
                 continue;
             }
-            Ok(meta) if !meta.is_file() => continue,
-            Err(e) if root => return Err(e),
+            Ok(meta) if !meta.is_file() => {
+                walk.skipped.push((p, Skip::NotAFile));
+                continue;
+            }
+            Err(e) if root && e.kind() == io::ErrorKind::NotFound => {
+                walk.missing.push(p);
+                continue;
+            }
+            Err(e) if root => return Err((p, e)),
             _ => {}
         }
         let name = p
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if let Some(e) = expectation(&name) {
-            out.push((p, e));
+        match expectation(&name) {
+            Ok(e) => walk.files.push((p, e)),
+            Err(s) => walk.skipped.push((p, s)),
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+    walk.files.sort_by(|a, b| a.0.cmp(&b.0));
+    walk.skipped.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(walk)
 }
 
 /// Checks one corpus file; `None` when it gave what its name asks for.
@@ -124,18 +183,26 @@ mod tests {
 
     #[test]
     fn names_select_expectations() {
-        assert_eq!(expectation("valid-empty-object.json"), Some(Expected::Valid));
+        assert_eq!(expectation("valid-empty-object.json"), Ok(Expected::Valid));
         assert_eq!(
             expectation("InvalidJSON-bom.json"),
-            Some(Expected::Kind("InvalidJSON".into()))
+            Ok(Expected::Kind("InvalidJSON".into()))
         );
         assert_eq!(
             expectation("LimitExceeded-deep.json"),
-            Some(Expected::Kind("LimitExceeded".into()))
+            Ok(Expected::Kind("LimitExceeded".into()))
         );
-        assert_eq!(expectation("README.md"), None);
-        assert_eq!(expectation("SHA256SUMS"), None);
-        assert_eq!(expectation("NoSuchKind-x.json"), None);
-        assert_eq!(expectation("valid-noext"), None);
+        assert_eq!(expectation("README.md"), Err(Skip::Name));
+        assert_eq!(expectation("SHA256SUMS"), Err(Skip::Name));
+        assert_eq!(expectation("-x.json"), Err(Skip::Name));
+        assert_eq!(expectation("valid-noext"), Err(Skip::Name));
+        assert_eq!(
+            expectation("NoSuchKind-x.json"),
+            Err(Skip::UnknownKind("NoSuchKind".into()))
+        );
+        assert_eq!(
+            Skip::UnknownKind("InvalidJson".into()).to_string(),
+            "\"InvalidJson\" is neither valid nor the error kind of a format"
+        );
     }
 }

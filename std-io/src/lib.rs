@@ -1,6 +1,27 @@
 //! modelgate-io: what modelgate needs from the operating system, on top of
 //! `modelgate-core`.
 //!
+//! A file checked as `modelgate check` checks it: the format from its name (or first
+//! bytes), then the full validating read.
+//!
+//! ```
+//! use modelgate_io::check::{self, CheckError};
+//!
+//! let dir = std::env::temp_dir().join(format!("modelgate-io-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("schema.json");
+//! std::fs::write(&path, br#"{"a":1,"a":2}"#)?;
+//! let format = check::detect(&path)?.expect("a .json file is JSON");
+//! match format.check(&path, &mut |_, _| {}) {
+//!     Err(CheckError::Rejected(r)) => {
+//!         assert_eq!(r.to_string(), "InvalidJSON: duplicate object member name (byte 7)")
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
 //! - [`read`]: bounded reading of files (stat first, then at most the limit plus one byte).
 //! - [`beneath`]: files and folders below a folder held open, reached one name at a time
 //!   without following links (`openat`), so that a folder swapped for a link is refused.

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The canonical stdlib verifier, embedded in every export (`spec/mvb.md` §2.2, §7.2).
-pub const VERIFIER: &[u8] = include_bytes!("../../tools/darsay-verify.py");
+pub const VERIFIER: &[u8] = include_bytes!("../darsay-verify.py");
 
 /// The verifier's bundle path.
 pub const VERIFIER_NAME: &str = "darsay-verify.py";
@@ -291,8 +291,9 @@ fn read_exports(bundle: &Beneath) -> Result<Vec<Value>, MvbIoError> {
 }
 
 /// `modelgate mvb export BUNDLE_DIR OUT_DIR` (§5): writes `<OUT_DIR>/<bundle_id>.mvb.tar`
-/// atomically, then appends the export event to the bundle's `exports.json`.
-pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<Exported, MvbIoError> {
+/// atomically, then appends the export event to the bundle's `exports.json`. An existing
+/// export file is [`MvbIoError::Exists`] unless `overwrite`, which replaces it atomically.
+pub fn export(bundle: &Path, out_dir: &Path, overwrite: bool, progress: Progress<'_>) -> Result<Exported, MvbIoError> {
     let folder = Beneath::open(bundle)?;
     let manifest = manifest_of(&folder)?;
     let mut exports = read_exports(&folder)?;
@@ -303,7 +304,7 @@ pub fn export(bundle: &Path, out_dir: &Path, progress: Progress<'_>) -> Result<E
     let total: u64 = files.iter().map(|f| f.size).sum();
     let mut failure: Option<MvbIoError> = None;
     let mut written: Option<([u8; 32], u64)> = None;
-    let result = publish_with(&dest, false, |out| {
+    let result = publish_with(&dest, overwrite, |out| {
         let mut w = Hashing {
             out,
             digest: ChunkDigest::with_sha256(),

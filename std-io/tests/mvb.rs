@@ -78,7 +78,7 @@ fn quiet() -> impl FnMut(u64, u64) {
 }
 
 fn export_to(bundle: &Path, out: &Path) -> PathBuf {
-    export(bundle, out, &mut quiet()).unwrap().path
+    export(bundle, out, false, &mut quiet()).unwrap().path
 }
 
 #[test]
@@ -107,10 +107,15 @@ fn export_refuses_existing_output() {
     let dest = out.join(format!("{ID}.mvb.tar"));
     fs::write(&dest, "keep").unwrap();
     assert!(matches!(
-        export(&bundle, &out, &mut quiet()),
+        export(&bundle, &out, false, &mut quiet()),
         Err(MvbIoError::Exists(_))
     ));
     assert_eq!(fs::read(&dest).unwrap(), b"keep");
+    // With `overwrite` the export replaces it.
+    let replaced = export(&bundle, &out, true, &mut quiet()).unwrap();
+    assert_eq!(replaced.path, dest);
+    let tar = fs::read(&dest).unwrap();
+    assert_eq!((tar.len() as u64, sha256(&tar)), (replaced.size, replaced.sha256));
 }
 
 #[test]
@@ -122,7 +127,7 @@ fn export_fails_when_payload_disagrees_with_inventory() {
     let mut d = fs::read(bundle.join("model/model.safetensors")).unwrap();
     d[1234] ^= 0x40;
     fs::write(bundle.join("model/model.safetensors"), d).unwrap();
-    match export(&bundle, &out, &mut quiet()) {
+    match export(&bundle, &out, false, &mut quiet()) {
         Err(MvbIoError::Rejected(e)) => {
             assert_eq!(e.kind, MvbKind::IntegrityMismatch);
             assert_eq!(e.location.member.as_deref(), Some("model/model.safetensors"));
@@ -141,7 +146,7 @@ fn export_refuses_symlinks() {
     std::os::unix::fs::symlink("/etc/passwd", bundle.join("model/link")).unwrap();
     let out = s.join("out");
     fs::create_dir_all(&out).unwrap();
-    match export(&bundle, &out, &mut quiet()) {
+    match export(&bundle, &out, false, &mut quiet()) {
         Err(MvbIoError::Rejected(e)) => assert_eq!(e.kind, MvbKind::PathTraversal),
         other => panic!("{other:?}"),
     }
@@ -172,7 +177,7 @@ fn export_refuses_a_folder_swapped_for_a_link_while_it_runs() {
             std::os::unix::fs::symlink(outside.join("tokenizer"), &tokenizer).unwrap();
         }
     };
-    match export(&bundle, &out, &mut swap) {
+    match export(&bundle, &out, false, &mut swap) {
         Err(MvbIoError::Io(e)) => {
             assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
             assert_eq!(e.to_string(), "not a folder");
@@ -212,7 +217,7 @@ fn export_refuses_a_manifest_over_its_limit() {
     f.set_len(limit + 1).unwrap();
     let out = s.join("out");
     fs::create_dir_all(&out).unwrap();
-    match export(&bundle, &out, &mut quiet()) {
+    match export(&bundle, &out, false, &mut quiet()) {
         Err(MvbIoError::Rejected(e)) => {
             assert_eq!(e.kind, MvbKind::LimitExceeded);
             assert_eq!(e.location.offset, Some(limit));
@@ -229,7 +234,7 @@ fn export_fails_on_extra_payload_file() {
     fs::write(bundle.join("model/unlisted.bin"), "x").unwrap();
     let out = s.join("out");
     fs::create_dir_all(&out).unwrap();
-    match export(&bundle, &out, &mut quiet()) {
+    match export(&bundle, &out, false, &mut quiet()) {
         Err(MvbIoError::Rejected(e)) => {
             assert_eq!(e.kind, MvbKind::IntegrityMismatch);
             assert_eq!(e.location.member.as_deref(), Some("model/unlisted.bin"));
@@ -422,7 +427,7 @@ fn imported_bundle_exports_again_with_the_same_bundle_hash() {
         fs::create_dir_all(d).unwrap();
     }
     let first = import(&export_to(&bundle, &out), &vault, &mut quiet()).unwrap();
-    let again = export(&vault.join(ID), &out2, &mut quiet()).unwrap();
+    let again = export(&vault.join(ID), &out2, false, &mut quiet()).unwrap();
     let second = import(&again.path, &vault2, &mut quiet()).unwrap();
     assert_eq!(first.imported.bundle_hash, second.imported.bundle_hash);
     for (p, d) in payload() {
@@ -612,7 +617,7 @@ fn export_refuses_a_file_whose_entry_path_import_would_refuse() {
         }
         fs::write(dir.join("manifest.json"), manifest(files)).unwrap();
     };
-    let refused = |out: &Path| match export(&dir, out, &mut quiet()) {
+    let refused = |out: &Path| match export(&dir, out, false, &mut quiet()) {
         Err(MvbIoError::Rejected(e)) => e,
         other => panic!("{other:?}"),
     };

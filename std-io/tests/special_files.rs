@@ -119,7 +119,7 @@ fn mvb_export_and_folder_verify_refuse_a_fifo_manifest() {
     fs::create_dir(&out).unwrap();
     let (b, o) = (bundle.clone(), out.clone());
     assert_io_not_regular(promptly(&manifest, move || {
-        modelgate_io::mvb::export(&b, &o, &mut |_, _| {}).map(drop)
+        modelgate_io::mvb::export(&b, &o, false, &mut |_, _| {}).map(drop)
     }));
     let b = bundle.clone();
     assert_io_not_regular(promptly(&manifest, move || {

@@ -57,7 +57,8 @@ pub fn export(dir: &Path, bundle: &Path) -> PathBuf {
     cached(&out.join(format!("{ID}.mvb.tar")), &recipe, |p| {
         let folder = p.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(folder).unwrap_or_else(|e| fail(&format!("{e}")));
-        modelgate_io::mvb::export(bundle, folder, &mut |_, _| {}).unwrap_or_else(|e| fail(&format!("export: {e:?}")));
+        modelgate_io::mvb::export(bundle, folder, false, &mut |_, _| {})
+            .unwrap_or_else(|e| fail(&format!("export: {e:?}")));
         let _ = std::fs::remove_file(bundle.join("exports.json"));
     })
 }

@@ -25,6 +25,16 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Exit code, stdout and stderr together, for one exact comparison.
+pub fn all(o: &Output) -> (Option<i32>, String, String) {
+    (o.status.code(), stdout(o), stderr(o))
+}
+
 /// A fresh, empty folder for one test, unique to this test binary and `name`.
 pub fn scratch(name: &str) -> PathBuf {
     let binary = module_path!().split("::").next().unwrap_or("cli");

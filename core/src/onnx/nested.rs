@@ -405,7 +405,7 @@ impl<'a> Decoder<'_> {
             1 => s.a.name = self.string(f)?,
             2 => match f.value {
                 Value::Fixed32(v) => s.float = Some(v),
-                _ => return Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
+                _ => return Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type, expected 5 (float)")),
             },
             3 => s.int = Some(self.int64(f)?),
             4 => s.string = Some(self.bytes(f)?.to_vec()),

@@ -175,7 +175,7 @@ impl Decoder<'_> {
     pub(super) fn bytes<'a>(&self, f: &Field<'a>) -> R<&'a [u8]> {
         match f.value {
             Value::Len(b) => Ok(b),
-            _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
+            _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type, expected 2 (bytes)")),
         }
     }
 
@@ -187,7 +187,7 @@ impl Decoder<'_> {
     fn varint(&self, f: &Field<'_>) -> R<u64> {
         match f.value {
             Value::Varint(v) => Ok(v),
-            _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
+            _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type, expected 0 (varint)")),
         }
     }
 
@@ -211,7 +211,13 @@ impl Decoder<'_> {
                     pos = next;
                 }
             }
-            _ => return Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    f.offset,
+                    "wrong wire type, expected 0 or 2 (packed)",
+                ));
+            }
         }
         Ok(())
     }
@@ -235,7 +241,13 @@ impl Decoder<'_> {
                     "packed length not a multiple of the width",
                 ));
             }
-            _ => return Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type")),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    f.offset,
+                    "wrong wire type, expected 1, 5 or 2 (packed)",
+                ));
+            }
         }
         Ok(())
     }

@@ -121,8 +121,8 @@ impl<'a> Fields<'a> {
                 Value::Len(self.buf.get(next..next + len).unwrap_or_default())
             }
             5 => Value::Fixed32(u32::from_le_bytes(self.fixed::<4>(start)?)),
-            3 | 4 => return Err(bad("protobuf groups are not used by ONNX")),
-            _ => return Err(bad("undefined wire type")),
+            3 | 4 => return Err(bad("wire type 3 or 4 (group): not an ONNX model")),
+            _ => return Err(bad("wire type 6 or 7 (undefined): not an ONNX model")),
         };
         let payload = match value {
             Value::Len(b) => self.pos - b.len(),

@@ -29,6 +29,10 @@ impl Format for Gzip {
         head.starts_with(&[0x1f, 0x8b])
     }
 
+    fn content(&self) -> Option<&'static str> {
+        Some("other gzip")
+    }
+
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let bytes = read_limited(path, LIMIT, "LimitExceeded")?;
         gunzip(&bytes, LIMIT, |_| {})

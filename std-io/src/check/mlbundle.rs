@@ -37,6 +37,15 @@ impl Format for Mlbundle {
         &[".mlbundle"]
     }
 
+    /// A ZIP archive: a local file header, or the end record of an empty archive, at byte 0.
+    fn sniff(&self, head: &[u8]) -> bool {
+        head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")
+    }
+
+    fn content(&self) -> Option<&'static str> {
+        Some("a ZIP archive")
+    }
+
     /// The archive (at most 512 MiB) is read whole, then validated in memory: no progress.
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         check_container(Source::Path(path), &ArchiveLimits::DEFAULT).map_err(to_check_error)

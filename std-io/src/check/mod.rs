@@ -3,6 +3,11 @@
 //!
 //! Adding a format means writing one [`Format`] implementation and listing it in
 //! [`FORMATS`]; detection, `--format`, `--json` output and `corpus-check` follow from it.
+//!
+//! Detection ([`detect`]) takes the longest file-name suffix a format claims; a name that
+//! none claims is told by its first bytes, at most [`HEAD_LEN`] of them: a ZIP archive is an
+//! mlbundle, the OneModel magic a OneModel file, gzip whose first decoded block is a tar
+//! header an MPK package, a tar header an mvb export, and other gzip is gzip.
 
 mod deflate;
 mod gzip;
@@ -25,9 +30,15 @@ pub trait Format: Sync {
     fn kinds(&self) -> &'static [&'static str];
     /// File-name suffixes that select this format, for example `.json`.
     fn suffixes(&self) -> &'static [&'static str];
-    /// True when the file's first bytes identify this format (used when the name does not).
+    /// True when the file's first bytes (at most [`HEAD_LEN`]) identify this format (used
+    /// when the name does not).
     fn sniff(&self, _head: &[u8]) -> bool {
         false
+    }
+    /// What [`Format::sniff`] recognises, for help texts; `None` when the format is told by
+    /// its name alone.
+    fn content(&self) -> Option<&'static str> {
+        None
     }
     /// Runs the full validating read of the file at `path` without writing anything
     /// outside a private temporary folder. Formats that stream large files (`mpk`, `mvb`)
@@ -57,17 +68,23 @@ impl From<io::Error> for CheckError {
     }
 }
 
-/// Every registered format, in detection order.
+/// Every registered format: the container formats, then the formats they are built on.
+/// Detection by content takes the first whose [`Format::sniff`] accepts the head, so MPK
+/// (gzip holding a tar) is tried before gzip.
 pub static FORMATS: &[&dyn Format] = &[
-    &json::Json,
-    &gzip::Gzip,
-    &deflate::Deflate,
     &mlbundle::Mlbundle,
     &onemodel::OneModel,
-    &onemodel::Onnx,
     &mpk::Mpk,
     &mvb::Mvb,
+    &json::Json,
+    &onemodel::Onnx,
+    &gzip::Gzip,
+    &deflate::Deflate,
 ];
+
+/// The most bytes [`detect`] reads from a file whose name tells no format: enough for a gzip
+/// header with a file name and the deflate data of a first tar block.
+pub const HEAD_LEN: usize = 64 * 1024;
 
 /// The format named `name` (`--format`).
 pub fn by_name(name: &str) -> Option<&'static dyn Format> {
@@ -79,9 +96,9 @@ pub fn names() -> Vec<&'static str> {
     FORMATS.iter().map(|f| f.name()).collect()
 }
 
-/// The format of `path`: the longest matching file-name suffix, then the first bytes. Only
-/// a regular file is sniffed: anything else is an I/O error of kind `InvalidInput`, without
-/// being opened (a FIFO would block the open).
+/// The format of `path`: the longest matching file-name suffix, then the first bytes (at
+/// most [`HEAD_LEN`]). Only a regular file is sniffed: anything else is an I/O error of kind
+/// `InvalidInput`, without being opened (a FIFO would block the open).
 pub fn detect(path: &Path) -> io::Result<Option<&'static dyn Format>> {
     let name = path
         .file_name()
@@ -101,7 +118,7 @@ pub fn detect(path: &Path) -> io::Result<Option<&'static dyn Format>> {
     if by_suffix.is_some() {
         return Ok(by_suffix);
     }
-    let mut head = [0u8; 8];
+    let mut head = vec![0u8; HEAD_LEN];
     let n = read_head(path, &mut head)?;
     let head = head.get(..n).unwrap_or_default();
     Ok(FORMATS.iter().copied().find(|f| f.sniff(head)))
@@ -122,6 +139,37 @@ fn read_head(path: &Path, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// True when `block` starts like a tar header: the ustar or GNU magic at offset 257
+/// (`spec/mpk.md` §1.1.2). Whether the header is valid is the format's check.
+pub(crate) fn is_tar(block: &[u8]) -> bool {
+    let at = modelgate_core::tar::header::MAGIC_OFFSET;
+    block.get(at..at + 5) == Some(b"ustar".as_slice())
+}
+
+/// True when `head` is gzip whose decoded stream starts like a tar header ([`is_tar`]).
+/// At most one tar block is decoded, from `head` alone.
+pub(crate) fn gzip_holds_tar(head: &[u8]) -> bool {
+    use modelgate_core::gzip::{GzStep, GzipDecoder};
+    use modelgate_core::tar::BLOCK;
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return false;
+    }
+    let mut decoder = GzipDecoder::new(u64::MAX);
+    let mut block = Vec::with_capacity(BLOCK);
+    let mut rest = head;
+    while block.len() < BLOCK {
+        match decoder.step(rest) {
+            Ok((used, GzStep::Output(out))) => {
+                let want = BLOCK - block.len();
+                block.extend_from_slice(out.get(..want).unwrap_or(out));
+                rest = rest.get(used..).unwrap_or_default();
+            }
+            Ok((_, GzStep::NeedInput)) | Err(_) => break,
+        }
+    }
+    is_tar(&block)
+}
+
 /// True when `kind` is an error kind of any registered format.
 pub fn is_known_kind(kind: &str) -> bool {
     FORMATS.iter().any(|f| f.kinds().contains(&kind))
@@ -137,5 +185,51 @@ pub(crate) fn read_limited(path: &Path, limit: u64, limit_kind: &'static str) ->
             message: format!("file is larger than the {limit}-byte limit"),
             location: modelgate_core::Location::at(limit),
         })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use modelgate_core::gzip::write_gzip;
+
+    /// A tar stream whose first header has `magic` at offset 257, then pseudorandom bytes
+    /// that do not compress.
+    fn tar_like(magic: &[u8]) -> Vec<u8> {
+        let mut t = vec![0u8; 512];
+        t[257..257 + magic.len()].copy_from_slice(magic);
+        let mut x = 0x2545_f491_u32;
+        t.extend((0..200_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        }));
+        t
+    }
+
+    #[test]
+    fn a_tar_header_is_told_by_its_magic() {
+        assert!(is_tar(&tar_like(b"ustar\x0000")));
+        assert!(is_tar(&tar_like(b"ustar  \x00")));
+        assert!(!is_tar(&tar_like(b"ustad")));
+        assert!(!is_tar(&[0u8; 261]), "too short for the magic");
+    }
+
+    #[test]
+    fn gzip_holding_tar_is_told_from_the_first_block_alone() {
+        let gz = write_gzip(&tar_like(b"ustar\x0000"), usize::MAX).unwrap();
+        assert!(gz.len() > HEAD_LEN, "the whole stream is longer than the head");
+        assert!(gzip_holds_tar(&gz[..HEAD_LEN]));
+        assert!(gzip_holds_tar(&gz[..600]), "the first block's deflate data is enough");
+        assert!(!gzip_holds_tar(&write_gzip(&tar_like(b"ustad"), usize::MAX).unwrap()));
+        assert!(!gzip_holds_tar(&gz[1..]), "not gzip");
+        assert_eq!(
+            FORMATS.iter().find(|f| f.sniff(&gz[..HEAD_LEN])).map(|f| f.name()),
+            Some("mpk"),
+            "MPK is tried before gzip"
+        );
+        let plain = write_gzip(b"hello", usize::MAX).unwrap();
+        assert_eq!(FORMATS.iter().find(|f| f.sniff(&plain)).map(|f| f.name()), Some("gzip"));
     }
 }

@@ -27,6 +27,15 @@ impl Format for Mpk {
         &[".tar.gz", ".tgz", ".mpk"]
     }
 
+    /// gzip whose first decoded block is a tar header.
+    fn sniff(&self, head: &[u8]) -> bool {
+        super::gzip_holds_tar(head)
+    }
+
+    fn content(&self) -> Option<&'static str> {
+        Some("gzip holding a tar archive")
+    }
+
     /// Reports the compressed bytes read.
     fn check(&self, path: &Path, progress: Progress<'_>) -> Result<(), CheckError> {
         check_package(path, MpkLimits::DEFAULT, progress)

@@ -27,6 +27,15 @@ impl Format for Mvb {
         &[".mvb.tar"]
     }
 
+    /// A tar archive: mvb exports are the only uncompressed tar format registered.
+    fn sniff(&self, head: &[u8]) -> bool {
+        super::is_tar(head)
+    }
+
+    fn content(&self) -> Option<&'static str> {
+        Some("a tar archive")
+    }
+
     /// Reports the bytes of the `.mvb.tar` read.
     fn check(&self, path: &Path, progress: Progress<'_>) -> Result<(), CheckError> {
         check_archive(path, progress)

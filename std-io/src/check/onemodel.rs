@@ -1,7 +1,8 @@
 //! A `.onemodel` file (`spec/onemodel.md`): the full validation from its header and
 //! manifest alone, its data region only counted (§5, [`crate::onemodel::check_file`]), and
 //! `inspect`'s description over a memory map (files of 1 MiB or more) or the file's bytes; and a `.onnx`
-//! file: the bounded protobuf read with external data and name resolution (§6).
+//! file: the bounded protobuf read with external data and name resolution (§6), and the same
+//! description without the header.
 
 use super::{CheckError, Format};
 use crate::Progress;
@@ -67,6 +68,10 @@ impl Format for OneModel {
         onemodel::is_onemodel(head)
     }
 
+    fn content(&self) -> Option<&'static str> {
+        Some("the OneModel magic")
+    }
+
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         crate::onemodel::check_file(path).map_err(failure)
     }
@@ -80,15 +85,29 @@ fn inspect(path: &Path, json: bool) -> Result<String, CheckError> {
     let bytes = load(path)?;
     let m = read(&bytes)?;
     let h = header::read(&bytes, u64::MAX).map_err(rejected)?;
-    let (weights, weight_bytes) = weight_totals(&m);
+    Ok(describe(&m, Some((&h, bytes.is_mapped())), json))
+}
+
+/// `modelgate inspect` of an ONNX file: the model as [`Onnx`] checks it, described like a
+/// OneModel file's without the header.
+fn inspect_onnx(path: &Path, json: bool) -> Result<String, CheckError> {
+    crate::onemodel::with_onnx(path, |m| describe(m, None, json)).map_err(failure)
+}
+
+/// The description of a model, after the OneModel header and whether the file is mapped
+/// when there is one: text, or one JSON document.
+fn describe(m: &Model<'_>, head: Option<(&header::Header, bool)>, json: bool) -> String {
+    let (weights, weight_bytes) = weight_totals(m);
     if json {
         let mut w = Writer::new();
         w.begin_object();
-        w.name("format_version").u64(h.format_version);
-        w.name("manifest_length").u64(h.manifest_length);
-        w.name("data_offset").u64(h.data_offset);
-        w.name("data_length").u64(h.data_length);
-        w.name("mapped").bool(bytes.is_mapped());
+        if let Some((h, mapped)) = head {
+            w.name("format_version").u64(h.format_version);
+            w.name("manifest_length").u64(h.manifest_length);
+            w.name("data_offset").u64(h.data_offset);
+            w.name("data_length").u64(h.data_length);
+            w.name("mapped").bool(mapped);
+        }
         w.name("ir_version").u64(m.ir_version);
         w.name("producer_name").string(&m.producer_name);
         w.name("producer_version").string(&m.producer_version);
@@ -110,19 +129,21 @@ fn inspect(path: &Path, json: bool) -> Result<String, CheckError> {
         w.name("initializer_bytes").u64(weight_bytes);
         w.name("functions").u64(m.functions.len() as u64);
         w.end_object();
-        return Ok(w.finish());
+        return w.finish();
     }
     let mut out = String::new();
     use std::fmt::Write as _;
-    let _ = writeln!(out, "OneModel format version {}", h.format_version);
-    let _ = writeln!(
-        out,
-        "manifest {} bytes, data region {} bytes at offset {}{}",
-        h.manifest_length,
-        h.data_length,
-        h.data_offset,
-        if bytes.is_mapped() { " (mapped)" } else { "" }
-    );
+    if let Some((h, mapped)) = head {
+        let _ = writeln!(out, "OneModel format version {}", h.format_version);
+        let _ = writeln!(
+            out,
+            "manifest {} bytes, data region {} bytes at offset {}{}",
+            h.manifest_length,
+            h.data_length,
+            h.data_offset,
+            if mapped { " (mapped)" } else { "" }
+        );
+    }
     let _ = writeln!(
         out,
         "ir_version {}, producer {:?} {:?}",
@@ -143,7 +164,7 @@ fn inspect(path: &Path, json: bool) -> Result<String, CheckError> {
         weight_bytes,
         m.functions.len()
     );
-    Ok(out)
+    out
 }
 
 /// The `onnx` format: what `modelgate onemodel convert` accepts (§6), with OneModel's kinds.
@@ -164,5 +185,9 @@ impl Format for Onnx {
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         crate::onemodel::with_onnx(path, |_| ()).map_err(failure)
+    }
+
+    fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
+        Some(inspect_onnx(path, json))
     }
 }

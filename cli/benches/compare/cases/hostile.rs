@@ -24,7 +24,9 @@ const SLOW: Duration = Duration::from_millis(10);
 /// Runs the corpus case over `root`.
 pub fn run(root: &Path, reps: usize) -> (Vec<Row>, Vec<Verdict>) {
     eprintln!("compare: hostile corpus ({reps} runs per file)");
-    let files = collect(&[root.to_path_buf()]).unwrap_or_else(|e| fail(&format!("{}: {e}", root.display())));
+    let files = collect(&[root.to_path_buf()])
+        .unwrap_or_else(|(path, e)| fail(&format!("{}: {e}", path.display())))
+        .files;
     let mut worst = Worst {
         time: (Duration::ZERO, PathBuf::new()),
         extra: (0, PathBuf::new()),
