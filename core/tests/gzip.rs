@@ -426,9 +426,14 @@ fn gzip_empty_input_has_no_member() {
     assert_eq!(rejected(&[]), gz_err(GzipReason::NoMember, 0));
 }
 
+/// §5.9: a zero byte at the start is a wrong magic, decided at that byte: a decoder fed only
+/// the first byte of an all-zero input already rejects it.
 #[test]
-fn gzip_only_zeros_has_no_member() {
-    assert_eq!(rejected(&[0; 100]), gz_err(GzipReason::NoMember, 0));
+fn gzip_only_zeros_rejected_at_the_first_byte() {
+    assert_eq!(rejected(&[0; 100]), gz_err(GzipReason::BadMagic, 0));
+    let mut d = modelgate_core::gzip::GzipDecoder::new(u64::MAX);
+    let e = d.step(&[0]).unwrap_err();
+    assert_eq!((e.reason, e.offset), (GzipReason::BadMagic, 0));
 }
 
 #[test]

@@ -3237,3 +3237,16 @@ fn room_is_measured_on_the_destination() {
     assert_eq!(p.files[1].path, deep);
     assert_eq!(sink.1[1], PIPELINE_PATH);
 }
+
+/// §3.3.5: an archive without entries is refused at its end-of-archive marker: the tar half
+/// fed the marker alone already fails, so an all-zero package is not read to its end.
+#[test]
+fn no_entries_refused_at_the_end_marker() {
+    let mut half = modelgate_core::mpk::MpkEntries::new(MpkLimits::DEFAULT, Registry::DEFAULT, [1, 2]);
+    match half.feed(&END_OF_ARCHIVE, &mut Discard) {
+        Err(Failure::Rejected(e)) => {
+            assert_eq!(e.message(), "invalid_archive: archive has no entries");
+        }
+        other => panic!("{other:?}"),
+    }
+}

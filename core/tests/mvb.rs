@@ -986,3 +986,18 @@ fn bundle_folder_without_room_for_the_verification_record_is_refused_at_the_mark
     let e = import_into(&tar, &mut sink).unwrap_err();
     assert_ne!(e.location.offset, Some(0), "{e}");
 }
+
+/// §4.2: an archive that ends before any entry has no marker, known at its end-of-archive
+/// marker: the validator fed the marker alone already fails, so an all-zero file is not read
+/// to its end.
+#[test]
+fn no_marker_refused_at_the_end_marker() {
+    let mut v = ImportValidator::new(MvbLimits::DEFAULT, KEY);
+    match v.feed(&END_OF_ARCHIVE, &mut Discard) {
+        Err(Failure::Rejected(e)) => {
+            assert_eq!((e.kind, e.location.clone()), (MvbKind::InvalidArchive, Location::at(0)));
+            assert!(e.to_string().contains("marker .mvb.json missing"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -33,8 +33,6 @@ pub struct GzipSummary {
 enum Phase {
     /// Nothing seen yet.
     Start,
-    /// Only zero bytes seen so far (§5.9).
-    LeadingZeros,
     Header,
     Body,
     Trailer,
@@ -120,7 +118,7 @@ impl GzipDecoder {
             Phase::Failed(e) => return Err(e),
             Phase::AfterMember | Phase::Padding => return Ok(self.summary()),
             // spec/inflate.md §5.9: at least one member.
-            Phase::Start | Phase::LeadingZeros => {
+            Phase::Start => {
                 return Err(self.fail(GzipError::new(GzipReason::NoMember, 0)));
             }
             // spec/inflate.md §2.8, §5.12: a failure the engine found in the call that
@@ -198,7 +196,6 @@ impl GzipDecoder {
     fn outside_body(&mut self, rest: &[u8]) -> Result<usize, GzipError> {
         match self.phase {
             Phase::Start => self.start(rest),
-            Phase::LeadingZeros => leading_zeros(rest),
             Phase::Header => self.header(rest),
             Phase::Trailer => self.trailer(rest),
             Phase::AfterMember => self.after_member(rest),
@@ -207,13 +204,9 @@ impl GzipDecoder {
         }
     }
 
-    /// The first byte decides between a member and an all-zero input (§5.9).
-    fn start(&mut self, rest: &[u8]) -> Result<usize, GzipError> {
-        if rest.first() == Some(&0) {
-            self.phase = Phase::LeadingZeros;
-        } else {
-            self.begin_member();
-        }
+    /// Input has begun: it is a member (§5.9), whose header's first byte must be ID1.
+    fn start(&mut self, _rest: &[u8]) -> Result<usize, GzipError> {
+        self.begin_member();
         Ok(0)
     }
 
@@ -303,14 +296,4 @@ impl GzipDecoder {
         self.phase = Phase::Failed(e);
         e
     }
-}
-
-/// An input that starts with zero bytes holds no member if it is all zeros (§5.9);
-/// any non-zero byte means the magic at offset 0 was wrong (§5.1).
-fn leading_zeros(rest: &[u8]) -> Result<usize, GzipError> {
-    if rest.iter().any(|&b| b != 0) {
-        // spec/inflate.md §5.1: a gzip file starts with ID1 at offset 0.
-        return Err(GzipError::new(GzipReason::BadMagic, 0));
-    }
-    Ok(rest.len())
 }

@@ -290,10 +290,9 @@ impl PackageCheck {
         Ok(())
     }
 
-    /// The archive ended: the whole-package rules, in this order (§3.3): entries, one
-    /// contract, a model binary, the contract's rules, the pipeline's rules and its config
-    /// files.
-    pub fn finish(mut self) -> Result<Package, MpkError> {
+    /// The tar stream's end-of-archive marker was read (§3.3.4): an archive without entries
+    /// is refused here, before the bytes after the marker are read.
+    pub fn end(&self) -> Result<(), MpkError> {
         if self.entries == 0 {
             return Err(MpkError::new(
                 MpkKind::InvalidArchive,
@@ -301,6 +300,13 @@ impl PackageCheck {
                 Location::NONE,
             ));
         }
+        Ok(())
+    }
+
+    /// The archive ended (after [`PackageCheck::end`]): the whole-package rules, in this
+    /// order (§3.3): one contract, a model binary, the contract's rules, the pipeline's rules
+    /// and its config files.
+    pub fn finish(mut self) -> Result<Package, MpkError> {
         let Some((contract_path, doc)) = self.contract.take() else {
             return Err(MpkError::new(
                 MpkKind::SchemaError,

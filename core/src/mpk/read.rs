@@ -134,7 +134,7 @@ impl MpkEntries {
                         sink.end().map_err(Failure::Sink)?;
                     }
                 }
-                Event::End => {}
+                Event::End => self.check.end()?,
             }
         }
     }

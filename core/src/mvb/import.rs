@@ -208,6 +208,9 @@ impl ImportValidator {
                 Event::Entry(e) => self.entry(&e, sink)?,
                 Event::Data(d) => self.data(d, sink)?,
                 Event::EntryEnd => self.entry_end(sink)?,
+                // §4.2: an archive that ends before its first entry has no marker; that is
+                // known here, so what follows the end is not read.
+                Event::End if !self.seen_first => return Err(marker_missing().into()),
                 Event::End => {}
             }
         }
@@ -421,11 +424,7 @@ impl ImportValidator {
         }
         let summary = self.tar.finish().map_err(|e| MvbError::from_tar(&e))?;
         let Some(marker) = self.marker else {
-            return Err(reject(
-                MvbKind::InvalidArchive,
-                "marker .mvb.json missing",
-                Location::at(0),
-            ));
+            return Err(marker_missing());
         };
         let Some(manifest) = self.manifest else {
             let at = Location::at(summary.input_len);
@@ -450,6 +449,11 @@ impl ImportValidator {
             bundle_hash: hash,
         })
     }
+}
+
+/// §4.2: the archive holds no marker.
+fn marker_missing() -> MvbError {
+    reject(MvbKind::InvalidArchive, "marker .mvb.json missing", Location::at(0))
 }
 
 /// The marker value at member path `names`: member `.mvb.json`, JSON path `marker.<names>`,

@@ -341,7 +341,7 @@ cases! {
 
     // §5.9 no member.
     empty_input: b"".as_slice() => Reject(R::NoMember, 0);
-    only_zeros: [0u8; 512].as_slice() => Reject(R::NoMember, 0);
+    only_zeros: [0u8; 512].as_slice() => Reject(R::BadMagic, 0);
     zeros_then_member: cat(&[&[0; 4], &w()]) => Reject(R::BadMagic, 0);
     // §5.1 fixed fields.
     bad_id1: edit(w(), |b| b[0] = 0x1e) => Reject(R::BadMagic, 0);
