@@ -9,6 +9,9 @@
 
 use super::*;
 
+/// The first model member of the composite bundles.
+const SKOPS: Option<&str> = Some("model.skops");
+
 /// A model member other than [`model_bytes`], for the second reading of an ambiguous file.
 const EVIL: &[u8] = b"\x08\x07\x12\x04EVIL model";
 
@@ -21,6 +24,37 @@ fn local_record(name: &str, data: &[u8]) -> Vec<u8> {
 /// A signed 32-bit data descriptor (§2.11).
 fn signed_descriptor(crc: u32, size: u32) -> Vec<u8> {
     [&le32(0x0807_4b50)[..], &le32(crc), &le32(size), &le32(size)].concat()
+}
+
+/// Four bytes that, appended to `data`, give it the CRC-32 `target`. The CRC of `data`
+/// followed by four bytes is affine in their 32 bits, so a basis of the 32 single-bit images
+/// solves it.
+fn crc_suffix(data: &[u8], target: u32) -> [u8; 4] {
+    let image = |x: u32| crc32(&[data, &x.to_le_bytes()].concat());
+    let base = image(0);
+    let mut basis: Vec<(u32, u32)> = Vec::new();
+    for bit in 0..32 {
+        let (mut v, mut m) = (image(1 << bit) ^ base, 1u32 << bit);
+        for &(bv, bm) in &basis {
+            if v ^ bv < v {
+                v ^= bv;
+                m ^= bm;
+            }
+        }
+        if v != 0 {
+            basis.push((v, m));
+            basis.sort_unstable_by(|a, b| b.cmp(a));
+        }
+    }
+    let (mut want, mut x) = (target ^ base, 0u32);
+    for &(bv, bm) in &basis {
+        if want ^ bv < want {
+            want ^= bv;
+            x ^= bm;
+        }
+    }
+    assert_eq!(image(x), target, "CRC-32 is affine in its last 32 bits");
+    x.to_le_bytes()
 }
 
 /// The standard bundle with model.onnx renamed to `name` in both headers: an unknown name
@@ -147,6 +181,94 @@ fn zip64_end_in_member_comment(sentinels: bool) -> Vec<u8> {
         patch(&mut b, l.end + 8, &[0xff; 12]);
     }
     b
+}
+
+/// A stored `model.onnx` with a signed descriptor whose data holds, after 8 bytes, a signed
+/// descriptor carrying the CRC-32 of those 8 bytes but sizes of 999, then a local header of
+/// another `model.onnx`. libarchive's streaming reader ends stored data at the first signed
+/// descriptor whose CRC is that of the bytes read, whatever its sizes.
+fn planted_descriptor_crc_only() -> (Vec<u8>, Layout, u64) {
+    let head = b"\x08\x07\x12\x04onnx".to_vec();
+    let k = head.len() as u64;
+    let mut fake = signed_descriptor(crc32(&head), 999);
+    fake.extend(local_record("model.onnx", EVIL));
+    let data = [head, fake, b"rest of the real model".to_vec()].concat();
+    let mut z = std_with_member("model.onnx", &data);
+    z.members[1] = z.members[1].clone().stored();
+    z.members[1].descriptor = Some(Desc {
+        signed: true,
+        wide: false,
+        zero_local: true,
+    });
+    let (b, l) = built(z);
+    (b, l, k)
+}
+
+/// A composite bundle whose stored `model.skops` has a data descriptor of the form `skops`,
+/// followed by `model.ubj`, stored with a signed descriptor and zero local fields, whose data
+/// holds a signed descriptor planted for everything a streaming reader has read from the
+/// start of model.skops's data (that data, its descriptor, model.ubj's local header and four
+/// bytes), then a local header of another `model.ubj`. Without a signature at the end of
+/// model.skops, libarchive's streaming reader reads on into model.ubj and ends model.skops at
+/// the planted descriptor.
+fn stored_descriptor_then_planted(skops: Desc) -> (Vec<u8>, Layout) {
+    let model = b"skops model bytes".to_vec();
+    let make = |planted: &[u8]| {
+        let ubj = [
+            b"ubj:",
+            planted,
+            &local_record("model.ubj", EVIL),
+            b"rest of the real model",
+        ]
+        .concat();
+        let mut z = bundle(
+            Recipe::Composite(MemberName::ModelUbj),
+            &[
+                ("model.skops", model.clone()),
+                ("model.ubj", ubj),
+                ("schema.json", SCHEMA.to_vec()),
+            ],
+        );
+        z.members[1] = z.members[1].clone().stored();
+        z.members[1].descriptor = Some(skops);
+        z.members[2] = z.members[2].clone().stored();
+        z.members[2].descriptor = Some(Desc {
+            signed: true,
+            wide: false,
+            zero_local: true,
+        });
+        z.build()
+    };
+    let (b, l) = make(&[0; 16]);
+    let read = &b[l.data[1] as usize..l.data[2] as usize + 4];
+    make(&signed_descriptor(crc32(read), read.len() as u32))
+}
+
+/// A composite bundle whose deflated `model.skops` has an unsigned data descriptor whose
+/// CRC-32 field (the data's CRC, forced by its last four bytes) is the descriptor signature,
+/// followed by a stored `model.ubj` holding a local header of another `model.ubj`. Readers
+/// that tell the descriptor's form by its first four bytes (libarchive, Java, Go) take the
+/// CRC for the signature and read four bytes too many; libarchive's streaming reader then
+/// looks for the next local header signature and finds the planted one.
+fn unsigned_descriptor_crc_is_signature() -> (Vec<u8>, Layout) {
+    let mut model = b"skops model bytes".to_vec();
+    model.extend(crc_suffix(&model, 0x0807_4b50));
+    let ubj = [b"ubj:", &local_record("model.ubj", EVIL)[..], b"rest of the real model"].concat();
+    let mut z = bundle(
+        Recipe::Composite(MemberName::ModelUbj),
+        &[
+            ("model.skops", model),
+            ("model.ubj", ubj),
+            ("schema.json", SCHEMA.to_vec()),
+        ],
+    );
+    z.members[1].descriptor = Some(Desc {
+        signed: false,
+        wide: false,
+        zero_local: true,
+    });
+    z.members[2] = z.members[2].clone().stored();
+    built(z)
 }
 
 cases! {
@@ -309,6 +431,25 @@ cases! {
         }));
         (b, ic(MODEL, l.data[1] + end))
     };
+    zipdiff_c1_stored_descriptor_planted_crc_only => {
+        let (b, l, k) = planted_descriptor_crc_only();
+        (b, ic(MODEL, l.data[1] + k))
+    };
+    zipdiff_c1_stored_unsigned_descriptor_then_planted => {
+        let (b, l) = stored_descriptor_then_planted(Desc { signed: false, wide: false, zero_local: true });
+        (b, ic(SKOPS, l.data_end[1]))
+    };
+    zipdiff_c1_stored_signed_descriptor_then_planted => {
+        // The same planted bytes behind a signed descriptor: every reader ends model.skops at
+        // its own descriptor, and the planted descriptor fits nothing model.ubj's reader has
+        // read, so they are model.ubj's data to all.
+        (stored_descriptor_then_planted(Desc { signed: true, wide: false, zero_local: true }).0, Valid)
+    };
+    zipdiff_c1_unsigned_descriptor_crc_is_signature => {
+        let (b, l) = unsigned_descriptor_crc_is_signature();
+        (b, ic(SKOPS, l.data_end[1]))
+    };
+
     // ---------------------------------------------------------- c2: end record (§2.1)
     zipdiff_c2_three_end_records_by_comment_length => {
         let b = three_bundles_by_comment_length();
