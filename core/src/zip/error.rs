@@ -41,9 +41,18 @@ pub enum ZipReason {
     /// A ZIP64 value with no sentinel field needing it (§2.4).
     RedundantZip64Value,
     /// A stored member with a data descriptor whose data holds, at some offset, a signed
-    /// descriptor whose sizes equal that offset: a streaming reader, which cannot know the
-    /// size, ends the member there (`spec/mlbundle.md` §2.11).
+    /// descriptor whose sizes equal that offset or whose CRC-32 is that of the bytes before
+    /// it: a streaming reader, which cannot know the size, ends the member there
+    /// (`spec/mlbundle.md` §2.11.1).
     PlantedDescriptor,
+    /// A stored member's data descriptor without its signature: a streaming reader, which
+    /// ends stored data only at a signed descriptor, reads on into the next record
+    /// (`spec/mlbundle.md` §2.11.1).
+    UnsignedStoredDescriptor,
+    /// A data descriptor without signature whose CRC-32 field holds the signature's value:
+    /// readers that tell the form by its first four bytes read four bytes too many
+    /// (`spec/mlbundle.md` §2.11).
+    DescriptorCrcIsSignature,
     /// A local header with a ZIP64 sentinel in one size field and not the other: its ZIP64
     /// field must hold both sizes (APPNOTE 4.5.3; `spec/mlbundle.md` §2.4).
     LocalZip64OneSize,
@@ -118,6 +127,12 @@ impl fmt::Display for ZipReason {
             ZipReason::RedundantZip64Value => "ZIP64 extra field holds a value no sentinel field needs",
             ZipReason::PlantedDescriptor => {
                 "stored member's data holds a data descriptor that a streaming reader would end it at"
+            }
+            ZipReason::UnsignedStoredDescriptor => {
+                "stored member's data descriptor has no signature, so a streaming reader cannot find its end"
+            }
+            ZipReason::DescriptorCrcIsSignature => {
+                "data descriptor without signature whose CRC-32 reads as the descriptor signature"
             }
             ZipReason::LocalZip64OneSize => {
                 "local header takes one size from a ZIP64 field; APPNOTE 4.5.3 requires both"

@@ -5,7 +5,7 @@ use super::archive::Entry;
 use super::descriptor::DESCRIPTOR_SIG;
 use super::error::{ZipError, ZipReason};
 use super::header::{FLAG_DESCRIPTOR, STORED};
-use crate::digest::ChunkDigest;
+use crate::digest::{ChunkDigest, crc32_continue};
 use crate::inflate::{MAX_CHUNK, inflate_exact};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -27,10 +27,11 @@ pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, 
         // (§2.11) while it is in cache.
         let descriptor = entry.central.flags & FLAG_DESCRIPTOR != 0;
         let mut digest = ChunkDigest::with_sha256();
+        let mut running = RunningCrc::default();
         let mut at = 0usize;
         for chunk in input.chunks(MAX_CHUNK) {
             digest.update(chunk);
-            if descriptor && let Some(k) = planted_descriptor(data, start, at, chunk) {
+            if descriptor && let Some(k) = planted_descriptor(data, start, at, chunk, &mut running) {
                 return Err(fail(ZipReason::PlantedDescriptor, start.saturating_add(k)));
             }
             at = at.saturating_add(chunk.len());
@@ -53,14 +54,15 @@ pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, 
     Ok((Cow::Owned(out), sha256_of(digests.sha256)))
 }
 
-/// §2.11: the first offset `k` of `chunk` (which starts `from` bytes into the member's data,
+/// §2.11.1: the first offset `k` of `chunk` (which starts `from` bytes into the member's data,
 /// which starts at `start` in `data`) where a signed data descriptor begins whose compressed
-/// and uncompressed sizes both equal `k`, in the 32-bit or the 64-bit form. Such a member
-/// reads as `k` bytes to a streaming reader, which knows no size and stops at the first
-/// descriptor that fits what it has read. The descriptor may run past the chunk and past the
-/// member's data: its bytes are read from `data`. Linear in the chunk; each `P` costs at most
-/// 24 bytes read.
-fn planted_descriptor(data: &[u8], start: u64, from: usize, chunk: &[u8]) -> Option<u64> {
+/// and uncompressed sizes both equal `k`, in the 32-bit or the 64-bit form, or whose CRC-32 is
+/// that of the member's first `k` bytes. Such a member reads as `k` bytes to a streaming
+/// reader, which knows no size and stops at the first descriptor that fits what it has read
+/// (libarchive's stops at the first whose CRC-32 fits). The descriptor may run past the chunk
+/// and past the member's data: its bytes are read from `data`. Linear in the chunk; each `P`
+/// costs at most 24 bytes read, and `running` reads each byte of the member at most once.
+fn planted_descriptor(data: &[u8], start: u64, from: usize, chunk: &[u8], running: &mut RunningCrc) -> Option<u64> {
     let mut i = 0usize;
     while let Some(p) = chunk.get(i..).and_then(|rest| rest.iter().position(|&b| b == b'P')) {
         let k = u64::try_from(from.saturating_add(i).saturating_add(p)).ok()?;
@@ -70,13 +72,35 @@ fn planted_descriptor(data: &[u8], start: u64, from: usize, chunk: &[u8]) -> Opt
         if field(0, 4) == Some(&DESCRIPTOR_SIG.to_le_bytes()[..]) {
             let narrow = field(8, 4).map(le) == Some(k) && field(12, 4).map(le) == Some(k);
             let wide = field(8, 8).map(le) == Some(k) && field(16, 8).map(le) == Some(k);
-            if narrow || wide {
+            let crc = field(4, 4).map(le) == Some(u64::from(running.up_to(data, start, at)));
+            if narrow || wide || crc {
                 return Some(k);
             }
         }
         i = i.saturating_add(p).saturating_add(1);
     }
     None
+}
+
+/// The CRC-32 of a stored member's data up to a point, carried from one candidate of the
+/// §2.11.1 search to the next (candidates come in increasing order).
+#[derive(Clone, Copy, Debug, Default)]
+struct RunningCrc {
+    /// Archive offset up to which `crc` is computed (0: from the data's start).
+    end: usize,
+    /// CRC-32 of the data's bytes before `end`.
+    crc: u32,
+}
+
+impl RunningCrc {
+    /// The CRC-32 of `data[start..at]`, computed from where the previous call left off.
+    fn up_to(&mut self, data: &[u8], start: u64, at: usize) -> u32 {
+        let from = self.end.max(usize::try_from(start).unwrap_or(usize::MAX));
+        debug_assert!(from <= at, "candidates come in increasing order");
+        self.crc = crc32_continue(self.crc, data.get(from..at).unwrap_or_default());
+        self.end = at;
+        self.crc
+    }
 }
 
 /// The outcome of a stored member's read from its bytes `input` as they lie in the archive
@@ -145,8 +169,9 @@ mod tests {
     fn search(d: &[u8], len: usize) -> Option<u64> {
         let payload = &d[30..30 + len];
         let mut from = 0;
+        let mut running = RunningCrc::default();
         for chunk in payload.chunks(MAX_CHUNK) {
-            if let Some(k) = planted_descriptor(d, 30, from, chunk) {
+            if let Some(k) = planted_descriptor(d, 30, from, chunk, &mut running) {
                 return Some(k);
             }
             from += chunk.len();
@@ -171,5 +196,26 @@ mod tests {
         }
         // The real descriptor, just after the data, is not inside it.
         assert_eq!(search(&archive(len, len, len as u64, false), len), None);
+    }
+
+    /// §2.11.1: a descriptor whose CRC-32 is that of the bytes before it is found whatever its
+    /// sizes, also after earlier signatures that fit nothing (the running CRC-32 carries on);
+    /// a CRC-32 of other bytes is not.
+    #[test]
+    fn a_planted_descriptor_is_found_by_its_crc() {
+        let len = 3 * MAX_CHUNK;
+        for k in [0, 7, MAX_CHUNK - 1, 2 * MAX_CHUNK + 5, len - 1] {
+            let mut d = archive(len, k, k as u64 + 1, false);
+            for early in [k / 3, k / 2] {
+                if early + 16 <= k {
+                    d[30 + early..30 + early + 4].copy_from_slice(&DESCRIPTOR_SIG.to_le_bytes());
+                }
+            }
+            let crc = crate::digest::crc32(&d[30..30 + k]);
+            d[30 + k + 4..30 + k + 8].copy_from_slice(&crc.to_le_bytes());
+            assert_eq!(search(&d, len), Some(k as u64), "{k}");
+            d[30 + k + 4..30 + k + 8].copy_from_slice(&(crc ^ 1).to_le_bytes());
+            assert_eq!(search(&d, len), None, "{k}");
+        }
     }
 }

@@ -6,6 +6,8 @@
 
 #[path = "mlbundle/zip.rs"]
 pub mod zip;
+#[path = "mlbundle/zipdiff.rs"]
+pub mod zipdiff;
 
 use crate::{CorpusFile, Expected};
 use modelgate_core::digest::sha256;
@@ -46,6 +48,7 @@ pub fn outcome(bytes: &[u8]) -> Expect {
 /// The corpus files of this module.
 pub fn files() -> Vec<CorpusFile> {
     let mut out: Vec<CorpusFile> = cases().iter().map(|c| c.file("mlbundle")).collect();
+    out.extend(zipdiff::cases().iter().map(|c| c.file("mlbundle")));
     out.extend(
         python_fixtures()
             .into_iter()
