@@ -511,12 +511,47 @@ fn zero_dim_makes_count_zero() {
 #[test]
 fn tensor_over_2_31_bytes_unsupported() {
     let m = init_graph("{\"dtype\":1,\"dims\":[536870912],\"data\":{\"offset\":0,\"length\":2147483648}}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(&e, ErrorKind::Unsupported, &format!("{INIT}.data"), at(&m, "{\"offset"));
+    assert!(e.message.contains("--max-tensor-bytes"), "{e}");
+}
+
+/// §2.5 rule 2 under a raised `max_tensor_bytes`: the tensor of 2^31 bytes goes on to rules
+/// 3–5 (here rule 5: the data region is empty), and a bound one byte short still refuses it.
+/// The same in the ONNX reader and the writer.
+#[test]
+fn raised_max_tensor_bytes_reads_past_rule_2() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[536870912],\"data\":{\"offset\":0,\"length\":2147483648}}");
+    let raised = Limits {
+        max_tensor_bytes: 1 << 31,
+        ..Limits::DEFAULT
+    };
+    let e = read(&file(&m, &[]), raised).unwrap_err();
+    assert_path(&e, ErrorKind::OutOfRange, &format!("{INIT}.data.offset"), at(&m, "0,"));
+    let short = Limits {
+        max_tensor_bytes: (1 << 31) - 1,
+        ..Limits::DEFAULT
+    };
+    assert_eq!(read(&file(&m, &[]), short).unwrap_err().kind, ErrorKind::Unsupported);
+    // Rule 2 sees the bound, not the default: 64 bytes over a bound of 63.
+    let small = init_graph("{\"dtype\":2,\"dims\":[64],\"data\":{\"offset\":0,\"length\":64}}");
+    let bytes = file(&small, &[1; 64]);
+    let tight = Limits {
+        max_tensor_bytes: 63,
+        ..Limits::DEFAULT
+    };
+    assert!(read(&bytes, Limits::DEFAULT).is_ok());
+    let e = read(&bytes, tight).unwrap_err();
     assert_path(
-        &read_err(&file(&m, &[])),
+        &e,
         ErrorKind::Unsupported,
         &format!("{INIT}.data"),
-        at(&m, "{\"offset"),
+        at(&small, "{\"offset"),
     );
+    let model = read(&bytes, Limits::DEFAULT).unwrap();
+    let e = write(&model, tight).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::Unsupported, Some("model")));
+    assert!(write(&model, Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -1705,6 +1740,30 @@ mod onnx_proto {
         }
     }
 
+    /// §2.5 rule 2 in the ONNX reader: a uint8 tensor of 2^31 elements is Unsupported under
+    /// the default bound, at the tensor, before its data is looked at; raised, it goes on to
+    /// compare its 8 bytes with the 2^31 its dims need.
+    #[test]
+    fn onnx_tensor_over_max_tensor_bytes() {
+        let tensor = [int(1, 1 << 31), int(2, 2), len(9, &[0; 8])].concat();
+        let proto = model_with_tensor(&tensor);
+        let e = onnx::read_model(&proto, Limits::DEFAULT).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_deref()),
+            (ErrorKind::Unsupported, Some("onnx.graph.initializer[0]"))
+        );
+        assert!(e.message.contains("--max-tensor-bytes"), "{e}");
+        let raised = Limits {
+            max_tensor_bytes: 1 << 31,
+            ..Limits::DEFAULT
+        };
+        let e = onnx::read_model(&proto, raised).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_deref()),
+            (ErrorKind::OutOfRange, Some("onnx.graph.initializer[0]"))
+        );
+    }
+
     #[test]
     fn onnx_raw_data_length_mismatch_out_of_range() {
         let tensor = [int(1, 3), int(2, 1), len(9, &[0; 8])].concat();
@@ -1742,7 +1801,7 @@ mod onnx_proto {
             seen.push((r.location.to_string(), r.offset, r.length, r.expected));
             Ok(vec![7u8; 16])
         };
-        let m = onnx::read_model_with(&proto, onnx::Limits::default(), &mut resolver).unwrap();
+        let m = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap();
         let TensorData::Raw(b) = &m.graph.initializers[0].data else {
             panic!()
         };
@@ -1754,7 +1813,7 @@ mod onnx_proto {
     fn onnx_external_offset_not_decimal_rejected() {
         let proto = external_tensor(&[("location", "w.bin"), ("offset", "0x40")]);
         let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(vec![0u8; 16]);
-        let e = onnx::read_model_with(&proto, onnx::Limits::default(), &mut resolver).unwrap_err();
+        let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Malformed);
     }
 

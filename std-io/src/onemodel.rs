@@ -148,7 +148,7 @@ fn with_onnx_progress<T>(
             progress(Phase::External, copied, 0);
         })
     };
-    let mut model = onnx::read_model_with(&bytes, onnx::Limits::default(), &mut resolver).map_err(rejected)?;
+    let mut model = onnx::read_model_with(&bytes, onemodel::Limits::DEFAULT, &mut resolver).map_err(rejected)?;
     onemodel::names::resolve(&mut model).map_err(rejected)?;
     Ok(use_model(&model))
 }

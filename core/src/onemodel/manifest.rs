@@ -104,6 +104,8 @@ pub(crate) struct Reader<'a> {
     pub data: Region<'a>,
     /// Most graphs and types open at once (§3.2; 64 by default).
     pub max_nesting: usize,
+    /// Largest tensor in bytes (§2.5 rule 2; 2^31 − 1 by default).
+    pub max_tensor_bytes: u64,
 }
 
 fn fe(e: crate::json::FieldError) -> Error {
@@ -479,12 +481,12 @@ impl<'a> Reader<'a> {
         let len_c = length.req().map_err(fe)?;
         let offset = u63(&off_c)?;
         let length = u63(&len_c)?;
-        match tensor::check_range(bits, count, offset, length, self.data.length()) {
+        match tensor::check_range(bits, count, offset, length, self.data.length(), self.max_tensor_bytes) {
             Ok(r) => self
                 .data
                 .view(r)
                 .ok_or_else(|| rule(&off_c, ErrorKind::OutOfRange, "tensor range outside the data region")),
-            Err(RangeError::TooLarge) => Err(rule(c, ErrorKind::Unsupported, "tensor larger than 2^31 - 1 bytes")),
+            Err(RangeError::Size(e)) => Err(rule(c, e.kind(), e.message())),
             Err(RangeError::Length) => Err(rule(
                 &len_c,
                 ErrorKind::OutOfRange,

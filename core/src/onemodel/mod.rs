@@ -39,6 +39,12 @@ pub struct Limits {
     pub max_json_depth: usize,
     /// Most graphs and types open at once (default 64).
     pub max_nesting: usize,
+    /// Largest tensor in bytes (§2.5 rule 2; default 2^31 − 1, the largest seed 002's C#
+    /// library reads). A caller may raise it up to 2^63 − 1 (a larger value acts as
+    /// 2^63 − 1): a tensor over it is Unsupported, in the OneModel and ONNX readers and
+    /// the writers alike. A tensor this platform cannot address (over `usize::MAX`) is
+    /// LimitExceeded whatever the bound.
+    pub max_tensor_bytes: u64,
     /// Most bytes the writer may add by writing in full each tensor that shares bytes with
     /// another (§1.3, §4): its tensor bytes less the memory they occupy, each byte counted
     /// once (default 2^31 − 1, one more copy of the largest tensor, §2.5). The reader does
@@ -51,13 +57,14 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// 512 MiB manifest, JSON depth 1024, nesting 64, 2^31 − 1 bytes added by sharing, the
-    /// default hash key.
+    /// 512 MiB manifest, JSON depth 1024, nesting 64, tensors of 2^31 − 1 bytes, 2^31 − 1
+    /// bytes added by sharing, the default hash key.
     pub const DEFAULT: Limits = Limits {
         max_manifest: 512 * 1024 * 1024,
         max_json_depth: 1024,
         max_nesting: 64,
-        max_shared_data: tensor::MAX_TENSOR_BYTES,
+        max_tensor_bytes: tensor::DEFAULT_MAX_TENSOR_BYTES,
+        max_shared_data: tensor::DEFAULT_MAX_TENSOR_BYTES,
         hash_key: json::DEFAULT_HASH_KEY,
     };
 }
@@ -169,6 +176,7 @@ impl<'a> Parts<'a> {
             text: tape.text(),
             data: self.data,
             max_nesting: limits.max_nesting,
+            max_tensor_bytes: limits.max_tensor_bytes,
         };
         let root = tape.root();
         let mut model = reader.model(&manifest::Cursor::at(root, &[]))?;

@@ -28,7 +28,7 @@ fn invalid(kind: ErrorKind, message: &'static str) -> Error {
 
 /// Checks a tensor the way a reader would (§2.5) so the writer never emits an unreadable
 /// file; returns its raw bytes, or `None` for a string tensor.
-fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
+fn checked_raw<'m>(t: &'m Tensor<'_>, max_tensor_bytes: u64) -> R<Option<&'m [u8]>> {
     if !tensor::is_tensor_dtype(t.dtype) {
         return Err(invalid(ErrorKind::Unsupported, "unsupported dtype"));
     }
@@ -39,11 +39,8 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
     match (&t.data, tensor::bits(t.dtype)) {
         (TensorData::Raw(bytes), Some(bits)) => {
             let bytes: &'m [u8] = bytes;
-            let expected = tensor::byte_length(count, bits);
-            if expected > u128::from(tensor::MAX_TENSOR_BYTES) {
-                return Err(invalid(ErrorKind::Unsupported, "tensor larger than 2^31 - 1 bytes"));
-            }
-            if u128::try_from(bytes.len()).ok() != Some(expected) {
+            let expected = tensor::size(count, bits, max_tensor_bytes).map_err(|e| invalid(e.kind(), e.message()))?;
+            if u64::try_from(bytes.len()).ok() != Some(expected) {
                 return Err(invalid(
                     ErrorKind::OutOfRange,
                     "tensor bytes differ from dtype and dims",
@@ -59,7 +56,7 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
 
 /// Writes `model` as a OneModel file (§4) that [`super::read`] with the same `limits`
 /// accepts. Fails only for a model that reader would not accept (§4: bad dtype, bytes that
-/// disagree with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the
+/// disagree with dims, tensors over `max_tensor_bytes`, integers outside a field's range, the
 /// structural rules of §2, names that do not resolve (§3.1)): a model nesting graphs and
 /// types deeper than `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer
 /// than `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the
@@ -71,7 +68,7 @@ pub fn write(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
     // Pass 1 (§4 step 1): offsets in data order.
     let mut raws: Vec<&[u8]> = Vec::new();
     let mut failure = None;
-    model_tensors(model, &mut |t| match checked_raw(t) {
+    model_tensors(model, &mut |t| match checked_raw(t, limits.max_tensor_bytes) {
         Ok(Some(b)) => raws.push(b),
         Ok(None) => {}
         Err(e) => {

@@ -6,6 +6,7 @@
 //! input. Failures use OneModel's four kinds with a path such as `onnx.graph.node[3]`.
 
 use super::wire::{Field, Fields, Value, WireError};
+use crate::onemodel::Limits;
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use crate::onemodel::tensor;
@@ -60,19 +61,6 @@ pub(super) enum Seg {
     Index(&'static str, usize),
 }
 
-/// Reader limits for ONNX input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Most graphs and types open at once (64, as OneModel §3.2).
-    pub max_nesting: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_nesting: 64 }
-    }
-}
-
 /// Where an ONNX tensor's bytes live outside the model file (`TensorProto.external_data`,
 /// §6.2): a path relative to the model's folder, an offset and an optional length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,10 +82,11 @@ pub type ExternalError = (ErrorKind, &'static str);
 pub type Resolver<'r> = dyn FnMut(&ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> + 'r;
 
 /// The decoder's state: the path of the message being decoded (for errors), the nesting
-/// limit, and the resolver for external tensors.
+/// and tensor size limits, and the resolver for external tensors.
 pub(super) struct Decoder<'r> {
     pub(super) path: Vec<Seg>,
     pub(super) max_nesting: usize,
+    max_tensor_bytes: u64,
     resolver: Option<&'r mut Resolver<'r>>,
 }
 
@@ -109,6 +98,7 @@ pub fn read_model(bytes: &[u8], limits: Limits) -> R<Model<'_>> {
     let mut d = Decoder {
         path: Vec::new(),
         max_nesting: limits.max_nesting,
+        max_tensor_bytes: limits.max_tensor_bytes,
         resolver: None,
     };
     d.model(bytes, 0)
@@ -120,6 +110,7 @@ pub fn read_model_with<'a, 'r>(bytes: &'a [u8], limits: Limits, resolver: &'r mu
     let mut d = Decoder {
         path: Vec::new(),
         max_nesting: limits.max_nesting,
+        max_tensor_bytes: limits.max_tensor_bytes,
         resolver: Some(resolver),
     };
     d.model(bytes, 0)
@@ -451,10 +442,8 @@ impl Decoder<'_> {
             t.data = TensorData::Strings(strings);
             return Ok(t);
         };
-        let expected = tensor::byte_length(count, bits);
-        if expected > u128::from(tensor::MAX_TENSOR_BYTES) {
-            return Err(self.error(ErrorKind::Unsupported, base, "tensor larger than 2^31 - 1 bytes"));
-        }
+        let expected =
+            tensor::size(count, bits, self.max_tensor_bytes).map_err(|e| self.error(e.kind(), base, e.message()))?;
         let expected = usize::try_from(expected).unwrap_or(usize::MAX);
         if is_external == external.is_empty() {
             return Err(self.error(ErrorKind::Malformed, base, "external_data and data_location disagree"));
