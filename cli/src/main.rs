@@ -27,6 +27,9 @@ enum Command {
         /// Print one JSON object per file with keys file, format, ok, kind, message, location.
         #[arg(long)]
         json: bool,
+        /// OneModel and ONNX: largest tensor in bytes (default 2^31 - 1, at most 2^63 - 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=i64::MAX as u64))]
+        max_tensor_bytes: Option<u64>,
         /// Files to check.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
@@ -39,6 +42,9 @@ enum Command {
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
+        /// OneModel and ONNX: largest tensor in bytes (default 2^31 - 1, at most 2^63 - 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=i64::MAX as u64))]
+        max_tensor_bytes: Option<u64>,
         /// File to inspect.
         #[arg(value_name = "FILE")]
         file: PathBuf,
@@ -74,8 +80,28 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Check { format, json, files } => modelgate_cli::commands::check(&files, format.as_deref(), json),
-        Command::Inspect { format, json, file } => modelgate_cli::commands::inspect(&file, format.as_deref(), json),
+        Command::Check {
+            format,
+            json,
+            max_tensor_bytes,
+            files,
+        } => {
+            if let Some(n) = max_tensor_bytes {
+                modelgate_io::onemodel::set_max_tensor_bytes(n);
+            }
+            modelgate_cli::commands::check(&files, format.as_deref(), json)
+        }
+        Command::Inspect {
+            format,
+            json,
+            max_tensor_bytes,
+            file,
+        } => {
+            if let Some(n) = max_tensor_bytes {
+                modelgate_io::onemodel::set_max_tensor_bytes(n);
+            }
+            modelgate_cli::commands::inspect(&file, format.as_deref(), json)
+        }
         Command::CorpusCheck { dirs } => modelgate_cli::commands::corpus_check(&dirs),
         Command::Mlbundle { command } => modelgate_cli::mlbundle::run(command),
         Command::Mpk { command } => modelgate_cli::mpk::run(command),

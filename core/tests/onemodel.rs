@@ -1793,26 +1793,36 @@ mod onnx_proto {
         assert_eq!(err(&external_tensor(&[])).kind, ErrorKind::Malformed);
     }
 
+    /// §6.2: an external tensor is a range of the file the resolver numbers, its bytes
+    /// never read; the resolver's refusal is located at the tensor.
     #[test]
-    fn onnx_external_data_copied_through_resolver() {
+    fn onnx_external_data_is_a_range_of_the_resolvers_file() {
         let proto = external_tensor(&[("location", "w.bin"), ("offset", "64"), ("length", "16")]);
         let mut seen = Vec::new();
         let mut resolver = |r: &onnx::ExternalRef<'_>| {
             seen.push((r.location.to_string(), r.offset, r.length, r.expected));
-            Ok(vec![7u8; 16])
+            Ok(3)
         };
         let m = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap();
-        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
-            panic!()
+        let range = FileRange {
+            file: 3,
+            offset: 64,
+            length: 16,
         };
-        assert_eq!(b.as_ref(), &[7; 16]);
+        assert_eq!(m.graph.initializers[0].data, TensorData::File(range));
         assert_eq!(seen, [("w.bin".to_string(), 64, Some(16), 16)]);
+        let mut refuse = |_: &onnx::ExternalRef<'_>| Err((ErrorKind::OutOfRange, "outside"));
+        let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut refuse).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_deref(), e.message.as_ref()),
+            (ErrorKind::OutOfRange, Some("onnx.graph.initializer[0]"), "outside")
+        );
     }
 
     #[test]
     fn onnx_external_offset_not_decimal_rejected() {
         let proto = external_tensor(&[("location", "w.bin"), ("offset", "0x40")]);
-        let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(vec![0u8; 16]);
+        let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(0);
         let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Malformed);
     }

@@ -190,7 +190,7 @@ fn safetensors_of(m: &Model<'_>) -> Vec<u8> {
     for t in &m.graph.initializers {
         let len = match &t.data {
             TensorData::Raw(b) => b.len(),
-            TensorData::Strings(_) => 0,
+            TensorData::Strings(_) | TensorData::File(_) => 0,
         };
         let dims: Vec<String> = t.dims.iter().map(u64::to_string).collect();
         entries.push(format!(

@@ -1,8 +1,8 @@
 //! The manifest reader (`spec/onemodel.md` §1.2, §2): typed reads through [`Cursor`]
 //! over the manifest's tape ([`Tape`]: the strict parser's tokens in one vector), one
 //! function per table, members in table order. Every failure is one of the four kinds with
-//! its manifest path and file offset. Tensor `data` becomes a view into the caller's bytes
-//! (§2.5); nothing is copied.
+//! its manifest path and file offset. Tensor `data` becomes a view into the caller's bytes,
+//! or a range of the file when only its head is read (§2.5, §5); nothing is copied.
 
 use super::base64;
 use super::error::{Error, ErrorKind};
@@ -443,11 +443,7 @@ impl<'a> Reader<'a> {
                         "strings on a tensor that is not of dtype 8",
                     ));
                 }
-                TensorData::Raw(Cow::Borrowed(self.data_range(
-                    &data_f.req().map_err(fe)?,
-                    bits,
-                    count,
-                )?))
+                self.data_range(&data_f.req().map_err(fe)?, bits, count)?
             }
             None => {
                 if let Some(d) = data_c {
@@ -474,8 +470,9 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// A tensor's `data` (§2.5 rules 1–5), as a view of the data region.
-    fn data_range(&self, c: &Cursor<'_, '_>, bits: u64, count: u64) -> R<&'a [u8]> {
+    /// A tensor's `data` (§2.5 rules 1–5), as a view of the data region or its range of
+    /// the file.
+    fn data_range(&self, c: &Cursor<'_, '_>, bits: u64, count: u64) -> R<TensorData<'a>> {
         let [offset, length] = c.fields(DATA).map_err(fe)?;
         let off_c = offset.req().map_err(fe)?;
         let len_c = length.req().map_err(fe)?;
@@ -484,7 +481,7 @@ impl<'a> Reader<'a> {
         match tensor::check_range(bits, count, offset, length, self.data.length(), self.max_tensor_bytes) {
             Ok(r) => self
                 .data
-                .view(r)
+                .tensor(r)
                 .ok_or_else(|| rule(&off_c, ErrorKind::OutOfRange, "tensor range outside the data region")),
             Err(RangeError::Size(e)) => Err(rule(c, e.kind(), e.message())),
             Err(RangeError::Length) => Err(rule(

@@ -5,12 +5,14 @@
 //! - `manifest` (private): the manifest tables (§2), read from the strict parser's tape.
 //! - [`tensor`]: dtype table, element counts, ranges (§2.5).
 //! - [`names`]: name resolution and stable dependency order (§3.1).
-//! - [`writer`]: the deterministic writer (§4).
+//! - [`writer`]: the deterministic writer (§4); [`layout`]: a written file as pieces, its
+//!   tensors' bytes where they are (in memory or in a file), for writers of large files.
 //! - [`model`]: the in-memory model; [`error`]: the four failure kinds (§3.2).
 
 pub mod base64;
 pub mod error;
 pub mod header;
+pub mod layout;
 mod manifest;
 pub mod model;
 pub mod names;
@@ -21,6 +23,7 @@ pub mod writer;
 
 pub use error::{Error, ErrorKind};
 pub use header::{Header, MAGIC};
+pub use layout::{Layout, Piece};
 pub use model::*;
 use region::Region;
 pub use writer::write;
@@ -92,7 +95,7 @@ pub fn read(file: &[u8], limits: Limits) -> Result<Model<'_>, Error> {
     Parts::of(file, limits)?.read(limits)
 }
 
-/// How many of a file's first bytes [`check_head`] needs: those before its data region
+/// How many of a file's first bytes [`read_head`] needs: those before its data region
 /// (§1.1 `data_offset`). `first` is the file's first 64 bytes (all of it when it is
 /// shorter) and `file_length` its real length; the header's checks 1–10 run on them first,
 /// so a file they reject is rejected as [`read`] rejects it, before more is read.
@@ -100,13 +103,20 @@ pub fn head_length(first: &[u8], file_length: u64, limits: Limits) -> Result<u64
     header::fields(first, file_length, max_manifest(limits)).map(|h| h.data_offset)
 }
 
-/// [`read`]'s verdict on a file of `file_length` bytes, from its first bytes alone, as
-/// `modelgate check` reads a file (§5): `head` holds at least the first [`head_length`]
-/// bytes (the header, the manifest and its padding). The data region is not given: every
-/// tensor range is checked against its length (§2.5 rules 1–5), which is all the tensor
-/// rules look at, so the verdict, and any failure with its location, is `read`'s.
+/// Reads a file of `file_length` bytes from its first bytes alone, as `modelgate check`
+/// and `to-onnx` read a file (§5): `head` holds at least the first [`head_length`] bytes
+/// (the header, the manifest and its padding). The data region is not given: every tensor
+/// range is checked against its length (§2.5 rules 1–5), which is all the tensor rules
+/// look at, so the verdict, and any failure with its location, is [`read`]'s. Each tensor
+/// with `data` is its range of the file ([`TensorData::File`], file 0, offsets from the
+/// start of the file), for a caller that copies tensors without loading them.
+pub fn read_head(head: &[u8], file_length: u64, limits: Limits) -> Result<Model<'_>, Error> {
+    Parts::within(head, file_length, limits)?.read(limits)
+}
+
+/// [`read`]'s verdict on a file from its first bytes alone: [`read_head`] without the model.
 pub fn check_head(head: &[u8], file_length: u64, limits: Limits) -> Result<(), Error> {
-    Parts::within(head, file_length, limits)?.read(limits).map(drop)
+    read_head(head, file_length, limits).map(drop)
 }
 
 /// A header value as an index: one the header checks placed inside the bytes, or past any.
@@ -141,12 +151,16 @@ impl<'a> Parts<'a> {
         Self::with(file, &h, Region::Bytes(data), limits)
     }
 
-    /// The parts of a file of `file_length` bytes from its `head` ([`check_head`]): the
-    /// same header checks in the same order (§1.1), the data region by its length.
+    /// The parts of a file of `file_length` bytes from its `head` ([`read_head`]): the
+    /// same header checks in the same order (§1.1), the data region by its place in the file.
     fn within(head: &'a [u8], file_length: u64, limits: Limits) -> Result<Self, Error> {
         let h = header::fields(head, file_length, max_manifest(limits))?;
         header::padding(head, &h)?;
-        Self::with(head, &h, Region::Length(h.data_length), limits)
+        let data = Region::File {
+            offset: h.data_offset,
+            length: h.data_length,
+        };
+        Self::with(head, &h, data, limits)
     }
 
     /// The parts from a header that passed its checks: the manifest out of `head`, beside

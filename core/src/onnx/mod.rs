@@ -8,7 +8,7 @@ pub mod wire;
 pub mod write;
 
 pub use read::{ExternalError, ExternalRef, Resolver, read_model, read_model_with};
-pub use write::write_model;
+pub use write::{Data, Written, write_model, write_parts};
 
 use crate::onemodel::{Error, Limits, Model, names};
 

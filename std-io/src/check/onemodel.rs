@@ -68,7 +68,7 @@ impl Format for OneModel {
     }
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        crate::onemodel::check_file(path).map_err(failure)
+        crate::onemodel::check_file(path, crate::onemodel::limits()).map_err(failure)
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
@@ -163,6 +163,6 @@ impl Format for Onnx {
     }
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        crate::onemodel::with_onnx(path, |_| ()).map_err(failure)
+        crate::onemodel::with_onnx(path, crate::onemodel::limits(), |_, _| ()).map_err(failure)
     }
 }
