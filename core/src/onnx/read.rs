@@ -505,7 +505,7 @@ impl Decoder<'_> {
             return Err(self.error(
                 ErrorKind::Unsupported,
                 at,
-                "external data needs a resolver (convert from a file)",
+                "tensor data in an external file, which this read does not resolve",
             ));
         };
         let file = resolver(&r).map_err(|(kind, message)| self.error(kind, at, message))?;
