@@ -87,16 +87,28 @@ fn convert_is_deterministic_and_respects_overwrite() {
     );
 }
 
+/// `check` and `inspect` of a OneModel file read its head alone (§5): the data region is
+/// described by its place and length, and the largest tensor by its size.
 #[test]
-fn large_file_is_checked_through_a_map() {
+fn large_file_is_checked_and_inspected_from_its_head() {
     let d = scratch("mapped");
     let input = path(&d, "big.onnx");
     std::fs::write(&input, onnx_model(300_000)).unwrap();
     let out = path(&d, "big.onemodel");
     assert_eq!(modelgate(&["onemodel", "convert", &input, &out]).status.code(), Some(0));
     let i = stdout(&modelgate(&["inspect", &out]));
-    assert!(i.contains("(mapped)"), "{i}");
+    assert!(i.contains(", data region 1200000 bytes at offset "), "{i}");
+    assert!(i.contains("\n  \"w\" float [300000] 1200000 bytes\n"), "{i}");
     assert_eq!(stdout(&modelgate(&["check", &out])), format!("{out}: ok (onemodel)\n"));
+    let i = stdout(&modelgate(&["inspect", "--json", &input]));
+    assert!(
+        i.starts_with(&format!(
+            "{{\"format\":\"onnx\",\"file_length\":{},",
+            std::fs::metadata(&input).unwrap().len()
+        )),
+        "{i}"
+    );
+    assert!(i.contains("\"initializers\":1,\"initializer_bytes\":1200000,"), "{i}");
 }
 
 #[test]

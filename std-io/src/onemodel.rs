@@ -8,13 +8,14 @@
 
 pub mod copy;
 pub mod external;
+pub mod inspect;
 
 use crate::mmap::{self, FileBytes};
 use crate::publish::publish_with;
 use copy::{OneFile, Sources};
 pub use external::{ExternalFile, ExternalFiles};
 use modelgate_core::onemodel::tensor::DEFAULT_MAX_TENSOR_BYTES;
-use modelgate_core::onemodel::{self, ErrorKind, Layout, Limits, Model};
+use modelgate_core::onemodel::{self, ErrorKind, Header, Layout, Limits, Model};
 use modelgate_core::onnx::{self, Data};
 use modelgate_core::{Location, Rejection};
 use std::fs::File;
@@ -83,26 +84,32 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
 /// Checks the OneModel file at `path` under `limits` as `modelgate check` does
 /// (`spec/onemodel.md` §5): [`with_head`], the model dropped.
 pub fn check_file(path: &Path, limits: Limits) -> Result<(), Failure> {
-    with_head(path, limits, |_, _| ())
+    with_head(path, limits, |_, _, _| ())
 }
 
 /// Reads the OneModel file at `path` from its header and manifest alone (§5,
-/// [`onemodel::read_head`]) and passes the model, each tensor a range of the file, and the
-/// open file to `use_model`. The verdict is [`onemodel::read`]'s while no tensor byte is
+/// [`onemodel::read_head`]) and passes the model, each tensor a range of the file, its
+/// header and the open file to `use_model`. The verdict is [`onemodel::read`]'s while no tensor byte is
 /// read. The header's checks 1–10 (§1.1) run on its first 64 bytes before more is read. A
 /// head under 1 MiB is then read; a larger one is mapped with the file, as §5 loads files,
 /// so that a manifest that fails early is rejected without being read whole. A file that
 /// shrinks while it is read is an I/O error.
-pub fn with_head<T>(path: &Path, limits: Limits, use_model: impl FnOnce(&Model<'_>, &File) -> T) -> Result<T, Failure> {
+pub fn with_head<T>(
+    path: &Path,
+    limits: Limits,
+    use_model: impl FnOnce(&Model<'_>, &Header, &File) -> T,
+) -> Result<T, Failure> {
     let (file, meta) = crate::read::open_regular_file(path)?;
     let len = meta.len();
     let mut head = Vec::new();
     read_until(&file, &mut head, len.min(onemodel::header::HEADER_LEN))?;
     let need = onemodel::head_length(&head, len, limits).map_err(rejected)?;
+    // The header's checks passed under `limits`; without the manifest limit they pass again.
+    let header = onemodel::header::fields(&head, len, u64::MAX).map_err(rejected)?;
     if need < mmap::MAP_THRESHOLD {
         read_until(&file, &mut head, need)?;
         let model = onemodel::read_head(&head, len, limits).map_err(rejected)?;
-        return Ok(use_model(&model, &file));
+        return Ok(use_model(&model, &header, &file));
     }
     let map = mmap::map(&file)?;
     let head = usize::try_from(need)
@@ -110,7 +117,7 @@ pub fn with_head<T>(path: &Path, limits: Limits, use_model: impl FnOnce(&Model<'
         .and_then(|n| map.get(..n))
         .ok_or_else(shrank)?;
     let model = onemodel::read_head(head, len, limits).map_err(rejected)?;
-    Ok(use_model(&model, &file))
+    Ok(use_model(&model, &header, &file))
 }
 
 /// The error of a file that ended before bytes its length promised.
@@ -222,7 +229,7 @@ pub fn to_onnx_with(
     } else {
         Data::Auto(&location)
     };
-    with_head(input, options.limits, |model, file| {
+    with_head(input, options.limits, |model, _, file| {
         let written = onnx::write_parts(model, data, options.limits).map_err(rejected)?;
         let (model_bytes, data_bytes) = (written.model.length(), written.data.length());
         let total = model_bytes.saturating_add(data_bytes);

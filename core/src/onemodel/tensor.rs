@@ -32,6 +32,42 @@ pub fn bits(code: u8) -> Option<u64> {
     }
 }
 
+/// The ONNX name of dtype `code` in lower case (`TensorProto.DataType`: 1 `float`, 7
+/// `int64`, 8 `string`, …); `None` for 0 and unknown codes.
+pub fn dtype_name(code: u8) -> Option<&'static str> {
+    const NAMES: [&str; 28] = [
+        "float",
+        "uint8",
+        "int8",
+        "uint16",
+        "int16",
+        "int32",
+        "int64",
+        "string",
+        "bool",
+        "float16",
+        "double",
+        "uint32",
+        "uint64",
+        "complex64",
+        "complex128",
+        "bfloat16",
+        "float8e4m3fn",
+        "float8e4m3fnuz",
+        "float8e5m2",
+        "float8e5m2fnuz",
+        "uint4",
+        "int4",
+        "float4e2m1",
+        "float8e8m0",
+        "uint2",
+        "int2",
+        "float6e2m3",
+        "float6e3m2",
+    ];
+    NAMES.get(usize::from(code).checked_sub(1)?).copied()
+}
+
 /// True for a dtype a tensor may have: a fixed-size code or 8 (string).
 pub fn is_tensor_dtype(code: u8) -> bool {
     code == STRING || bits(code).is_some()
@@ -82,7 +118,7 @@ impl SizeError {
     pub fn message(self) -> &'static str {
         match self {
             SizeError::TooLarge => {
-                "tensor larger than max_tensor_bytes (2^31 - 1 unless raised with --max-tensor-bytes)"
+                "tensor larger than max_tensor_bytes (by default 2^31 - 1; set it with --max-tensor-bytes)"
             }
             SizeError::Unaddressable => "tensor larger than this platform can address",
         }
@@ -187,6 +223,18 @@ mod tests {
             assert_eq!(bits(code), None, "dtype {code}");
         }
         assert!(is_tensor_dtype(8) && !is_tensor_dtype(0));
+        let named: [(u8, &str); 5] = [
+            (1, "float"),
+            (8, "string"),
+            (16, "bfloat16"),
+            (24, "float8e8m0"),
+            (28, "float6e3m2"),
+        ];
+        for (code, name) in named {
+            assert_eq!(dtype_name(code), Some(name));
+        }
+        assert_eq!((dtype_name(0), dtype_name(29)), (None, None));
+        assert!((1..=28).all(|c| dtype_name(c).is_some() && is_tensor_dtype(c)));
     }
 
     #[test]
