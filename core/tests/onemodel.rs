@@ -1428,6 +1428,143 @@ fn onnx_writer_refuses_shared_tensor_bytes_over_2_gib() {
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
 }
 
+/// A uint8 initializer named `name` of `data`'s length.
+fn uint8(name: &str, data: TensorData<'static>) -> Tensor<'static> {
+    Tensor {
+        name: name.to_string().into(),
+        dtype: 2,
+        dims: vec![data.byte_length().unwrap()],
+        data,
+        ..Tensor::default()
+    }
+}
+
+/// A model whose graph holds `initializers`, each also a graph output.
+fn model_of(initializers: Vec<Tensor<'static>>) -> Model<'static> {
+    let outputs = initializers
+        .iter()
+        .map(|t| TypedName {
+            name: t.name.to_string(),
+            ..TypedName::default()
+        })
+        .collect();
+    Model {
+        ir_version: 9,
+        graph: Graph {
+            initializers,
+            outputs,
+            ..Graph::default()
+        },
+        ..Model::default()
+    }
+}
+
+/// §6.3: the model file may hold at most 2^31 − 1 bytes. Inline, a model with a tensor of
+/// 2^31 bytes (kept in a file, so nothing is in memory) is refused naming
+/// `--external-data`; `Auto` moves the initializers of 1024 bytes or more to the data file,
+/// each at the next multiple of 64, and the model names them by location, offset and
+/// length; a smaller one stays inline. The model reads back to the same tensors, as ranges
+/// of the data file.
+#[test]
+fn onnx_writer_moves_initializers_to_a_data_file() {
+    use modelgate_core::onnx::{self, Data};
+    let a: Vec<u8> = (0..2000u32).map(|i| (i % 251) as u8).collect();
+    let big = FileRange {
+        file: 0,
+        offset: 4096,
+        length: 1 << 31,
+    };
+    let model = model_of(vec![
+        uint8("small", TensorData::Raw(vec![1u8; 1023].into())),
+        uint8("a", TensorData::Raw(a.clone().into())),
+        uint8("big", TensorData::File(big)),
+    ]);
+    let e = onnx::write_parts(&model, Data::Inline, Limits::DEFAULT).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    assert!(e.message.contains("--external-data"), "{e}");
+    let written = onnx::write_parts(&model, Data::Auto("m.onnx.data"), Limits::DEFAULT).unwrap();
+    let data: Vec<Piece<'_>> = written.data.pieces().collect();
+    let mut padded = a.clone();
+    padded.resize(2048, 0);
+    let joined = [Piece::Bytes(&a), Piece::Bytes(&padded[2000..])];
+    assert_eq!(data, [joined[0], joined[1], Piece::File(big)]);
+    assert_eq!(written.data.length(), 2048 + (1 << 31));
+    let proto = written.model.clone().into_vec().unwrap();
+    assert!(proto.len() < 2000, "{}", proto.len());
+    let raised = Limits {
+        max_tensor_bytes: 1 << 31,
+        ..Limits::DEFAULT
+    };
+    let mut seen = Vec::new();
+    let mut resolver = |r: &onnx::ExternalRef<'_>| {
+        seen.push((r.location.to_string(), r.offset, r.length));
+        Ok(5)
+    };
+    let back = onnx::read_model_with(&proto, raised, &mut resolver).unwrap();
+    let range = |offset, length| {
+        TensorData::File(FileRange {
+            file: 5,
+            offset,
+            length,
+        })
+    };
+    let data: Vec<&TensorData<'_>> = back.graph.initializers.iter().map(|t| &t.data).collect();
+    assert_eq!(
+        data,
+        [
+            &TensorData::Raw(vec![1u8; 1023].into()),
+            &range(0, 2000),
+            &range(2048, 1 << 31)
+        ]
+    );
+    assert_eq!(
+        seen,
+        [
+            ("m.onnx.data".to_string(), 0, Some(2000)),
+            ("m.onnx.data".to_string(), 2048, Some(1 << 31))
+        ]
+    );
+    // With everything inline the model fits: `Auto` keeps the one file, byte for byte.
+    let small = model_of(vec![uint8("a", TensorData::Raw(a.into()))]);
+    let one = onnx::write_parts(&small, Data::Auto("m.onnx.data"), Limits::DEFAULT).unwrap();
+    assert!(one.data.is_empty());
+    assert_eq!(one.model.into_vec().unwrap(), onnx::write_model(&small).unwrap());
+    let external = onnx::write_parts(&small, Data::External("m.onnx.data"), Limits::DEFAULT).unwrap();
+    assert_eq!(external.data.length(), 2000);
+}
+
+/// §4, §6.3: tensors that name one range of a file are each written in full, and both
+/// writers cap what that adds at `max_shared_data`, before anything is laid out.
+#[test]
+fn writers_cap_shared_file_ranges_at_max_shared_data() {
+    use modelgate_core::onnx::{self, Data};
+    let range = |offset| {
+        TensorData::File(FileRange {
+            file: 1,
+            offset,
+            length: 1 << 30,
+        })
+    };
+    let tied = model_of(vec![uint8("a", range(0)), uint8("b", range(0))]);
+    let disjoint = model_of(vec![uint8("a", range(0)), uint8("b", range(1 << 30))]);
+    let tight = Limits {
+        max_shared_data: (1 << 30) - 1,
+        ..Limits::DEFAULT
+    };
+    for m in [&tied, &disjoint] {
+        assert!(writer::layout(m, Limits::DEFAULT).is_ok());
+        assert!(onnx::write_parts(m, Data::External("d"), Limits::DEFAULT).is_ok());
+    }
+    assert!(writer::layout(&disjoint, tight).is_ok());
+    let e = writer::layout(&tied, tight).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    let e = onnx::write_parts(&tied, Data::External("d"), tight).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    // A OneModel file of tensors in files is laid out, not joined in one buffer.
+    let e = write(&disjoint, Limits::DEFAULT).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::Unsupported, Some("model")));
+}
+
 /// A file whose data region is `region` bytes of 7 and whose initializers are uint8 tensors
 /// at the given (offset, length) ranges of it (§1.3 lets them share bytes).
 fn shared_file(region: usize, ranges: impl Iterator<Item = (usize, usize)>) -> Vec<u8> {

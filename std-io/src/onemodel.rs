@@ -252,13 +252,19 @@ pub fn to_onnx_with(
 }
 
 /// The data file of the ONNX file `output` (`<OUT>.data`, the PyTorch exporter's
-/// convention) and its location as the model names it: its file name, which must be UTF-8.
+/// convention) and its location as the model names it: its file name, which must be UTF-8
+/// and a location the reader accepts (§6.2), so that the model written reads back.
 pub fn data_file(output: &Path) -> io::Result<(PathBuf, String)> {
+    let invalid = |message| io::Error::new(io::ErrorKind::InvalidInput, message);
     let name = output
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the output file name is not UTF-8"))?;
+        .ok_or_else(|| invalid("the output file name is not UTF-8"))?;
     let location = format!("{name}.data");
+    let limits = modelgate_core::archive_path::PathLimits::DEFAULT;
+    if modelgate_core::archive_path::normalize(location.as_bytes(), &limits).as_deref() != Ok(location.as_str()) {
+        return Err(invalid("the output file name cannot name an external data file"));
+    }
     Ok((output.with_file_name(&location), location))
 }
 
@@ -517,6 +523,20 @@ mod tests {
         assert!(unsupported(check_file(&out, tight.limits)));
         assert!(unsupported(to_onnx(&out, &d.join("m.onnx2"), &tight)));
         assert!(check_file(&out, limits()).is_ok());
+    }
+
+    /// `<OUT>.data` is named by its file name, which must read back as a location (§6.2).
+    #[test]
+    fn the_data_file_is_named_beside_the_model() {
+        let (path, location) = data_file(Path::new("out/m.onnx")).unwrap();
+        assert_eq!(
+            (path, location.as_str()),
+            (PathBuf::from("out/m.onnx.data"), "m.onnx.data")
+        );
+        for refused in ["out/a\u{1}.onnx", "/", "out/.."] {
+            let e = data_file(Path::new(refused)).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{refused}");
+        }
     }
 
     #[test]

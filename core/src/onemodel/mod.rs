@@ -31,9 +31,10 @@ pub use writer::write;
 use crate::json;
 
 /// Reader and writer limits (`spec/onemodel.md` §1.2, §3.2, §4), and the key of the
-/// manifest's duplicate-name table: what every read and write of this module takes. The
-/// writer applies each reader limit to its output, so it never writes a file the reader with
-/// the same limits rejects; `max_shared_data` is the writer's alone, `hash_key` the reader's.
+/// manifest's duplicate-name table: what every read and write of this module and of
+/// [`crate::onnx`] takes. The writer applies each reader limit to its output, so it never
+/// writes a file the reader with the same limits rejects; `max_shared_data` is the writers'
+/// alone, `hash_key` the manifest reader's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Largest manifest in bytes (default 512 MiB, capped by `spec/json.md` §6).
@@ -48,10 +49,11 @@ pub struct Limits {
     /// the writers alike. A tensor this platform cannot address (over `usize::MAX`) is
     /// LimitExceeded whatever the bound.
     pub max_tensor_bytes: u64,
-    /// Most bytes the writer may add by writing in full each tensor that shares bytes with
-    /// another (§1.3, §4): its tensor bytes less the memory they occupy, each byte counted
-    /// once (default 2^31 − 1, one more copy of the largest tensor, §2.5). The reader does
-    /// not use it; the writer's output shares no bytes.
+    /// Most bytes the writers (OneModel and ONNX) may add by writing in full each tensor
+    /// that shares bytes with another (§1.3, §4, §6.3): its tensor bytes less the bytes
+    /// they occupy in memory and in files, each byte counted once (default 2^31 − 1, one
+    /// more copy of the largest tensor, §2.5). The readers do not use it; the OneModel
+    /// writer's output shares no bytes.
     pub max_shared_data: u64,
     /// The key of the manifest's duplicate-name table (`spec/json.md` §5): not a limit,
     /// carried here because every read takes its limits. [`json::DEFAULT_HASH_KEY`] unless

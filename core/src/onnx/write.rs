@@ -73,12 +73,14 @@ pub fn write_parts<'t>(model: &'t Model<'_>, data: Data<'_>, limits: Limits) -> 
         Data::External(at) => (Some(at), None),
         Data::Auto(at) => (None, Some(at)),
     };
+    let mut external = location.is_some();
     let mut written = serialise(model, location)?;
     if let Some(at) = fallback.filter(|_| written.model.length() > MAX_ONNX_BYTES) {
         written = serialise(model, Some(at))?;
+        external = true;
     }
     if written.model.length() > MAX_ONNX_BYTES {
-        let message = if written.data.is_empty() {
+        let message = if !external {
             "model over the 2 GiB an ONNX file can hold: write its initializers as external data (--external-data)"
         } else {
             "model over the 2 GiB an ONNX file can hold, even with its initializers as external data"
