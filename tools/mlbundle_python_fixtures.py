@@ -20,7 +20,31 @@ import zipfile
 OUT = os.path.join(os.path.dirname(__file__), "corpus-gen", "fixtures", "mlbundle")
 WHEN = (2024, 5, 17, 12, 30, 44)
 
-MODEL = b"\x08\x07\x12\x04onnx" + bytes(range(256)) * 3 + b"\x00" * 500
+def varint(n):
+    out = bytearray()
+    while True:
+        low = n & 0x7F
+        n >>= 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number, payload):
+    """A length-delimited protobuf field."""
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def number(number, value):
+    """A varint protobuf field."""
+    return varint(number << 3) + varint(value)
+
+
+# A self-contained ONNX model (spec/mlbundle.md §12.2): ir_version 7, producer "onnx", one
+# uint8 initializer `w` holding runs and noise, which is the graph's output.
+WEIGHTS = bytes(range(256)) * 3 + b"\x00" * 500
+TENSOR = number(1, len(WEIGHTS)) + number(2, 2) + field(8, b"w") + field(9, WEIGHTS)
+MODEL = number(1, 7) + field(2, b"onnx") + field(7, field(5, TENSOR) + field(12, field(1, b"w")))
 SCHEMA = b'{"inputs":[{"name":"x","dtype":"float32"},{"name":"y","dtype":"int64"}]}'
 SAMPLES = b'{"rows":[[1.0,2],[3.5,null]]}'
 

@@ -12,7 +12,7 @@ Cases (each at least 5 runs, median):
   MPK extract              tarfile.open(...).extractall(filter="data") in a child process
 
 The Rust benchmark also runs the two child-process peers itself, alternating with
-modelgate in the same run (`compare.py --run-peer onnx|tarfile SRC DST`), when python3
+modelgate in the same run (`compare.py --run-peer onnx|onnx-external|tarfile SRC DST`), when python3
 can import onnx; this script adds zipfile and repeats them at its own moment.
 
 Needs `pip install onnx numpy`.
@@ -38,6 +38,11 @@ def run_peer(name, src, dst):
         import onnx
 
         onnx.save(onnx.load(src), dst)
+    elif name == "onnx-external":
+        import onnx
+
+        onnx.save_model(onnx.load(src), dst, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=os.path.basename(dst) + ".data")
     elif name == "tarfile":
         import tarfile
 

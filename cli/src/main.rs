@@ -64,6 +64,9 @@ enum Command {
         /// Print one JSON object per file with keys file, format, ok, kind, message, location.
         #[arg(long)]
         json: bool,
+        /// OneModel and ONNX: largest tensor in bytes (default 2^31 - 1, at most 2^63 - 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=i64::MAX as u64))]
+        max_tensor_bytes: Option<u64>,
         /// Files to check.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
@@ -80,6 +83,9 @@ enum Command {
         /// `check --json` prints it).
         #[arg(long)]
         json: bool,
+        /// OneModel and ONNX: largest tensor in bytes (default 2^31 - 1, at most 2^63 - 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=i64::MAX as u64))]
+        max_tensor_bytes: Option<u64>,
         /// Files to inspect.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
@@ -156,8 +162,21 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     let quiet = cli.quiet;
+    if let Command::Check {
+        max_tensor_bytes: Some(n),
+        ..
+    }
+    | Command::Inspect {
+        max_tensor_bytes: Some(n),
+        ..
+    } = &cli.command
+    {
+        modelgate_io::onemodel::set_max_tensor_bytes(*n);
+    }
     match cli.command {
-        Command::Check { format, json, files } => commands::check(
+        Command::Check {
+            format, json, files, ..
+        } => commands::check(
             &files,
             Request {
                 format: format.as_deref(),
@@ -165,7 +184,9 @@ fn main() -> ExitCode {
                 quiet,
             },
         ),
-        Command::Inspect { format, json, files } => commands::inspect(
+        Command::Inspect {
+            format, json, files, ..
+        } => commands::inspect(
             &files,
             Request {
                 format: format.as_deref(),

@@ -7,9 +7,11 @@ use std::path::Path;
 use std::process::Output;
 
 const SCHEMA: &[u8] = br#"{"inputs":[{"name":"x","dtype":"float64"}]}"#;
+/// ModelProto { ir_version 7, graph {} }: the smallest self-contained ONNX model.
+const ONNX: &[u8] = b"\x08\x07\x3a\x00";
 
 fn pack(dir: &Path, extra: &[&str]) -> (Output, String) {
-    let model = write(dir, "m.onnx", b"onnx model bytes");
+    let model = write(dir, "m.onnx", ONNX);
     let schema = write(dir, "schema.json", SCHEMA);
     let out = dir.join("out.mlbundle").to_str().unwrap().to_string();
     let mut args = vec!["mlbundle", "pack", "--model", &model, "--schema", &schema];
@@ -112,6 +114,40 @@ fn pack_rejects_invalid_schema_with_kind() {
         )
     );
     assert!(!Path::new(&out).exists());
+}
+
+/// §12.2: `pack` parses `model.onnx` as the validating load does and refuses what is not
+/// a self-contained ONNX model before writing anything: bytes that are not ONNX, and a
+/// model whose weights are in an external file.
+#[test]
+fn pack_refuses_a_model_onnx_that_is_not_self_contained() {
+    let d = scratch("notonnx");
+    let schema = write(&d, "schema.json", SCHEMA);
+    let out = d.join("out.mlbundle").to_str().unwrap().to_string();
+    // ir_version 7, graph { initializer { dims 4, float, name "w", external_data
+    // { location "w.bin" }, data_location EXTERNAL } }.
+    let stub = b"\x08\x07\x3a\x1e\x2a\x1c\x08\x04\x10\x01\x42\x01w\x6a\x11\x0a\x08location\x12\x05w.bin\x70\x01";
+    for (bytes, message) in [
+        (
+            &b"onnx model bytes"[..],
+            "model.onnx is not a self-contained ONNX model: wire type 6 or 7 (undefined): not an ONNX model (member model.onnx, onnx, byte 0)",
+        ),
+        (
+            &stub[..],
+            "model.onnx is not a self-contained ONNX model: tensor data in an external file, which this read does not resolve (member model.onnx, onnx.graph.initializer[0], byte 6)",
+        ),
+    ] {
+        let model = write(&d, "m.onnx", bytes);
+        let o = modelgate(&["mlbundle", "pack", "--model", &model, "--schema", &schema, &out]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        // A rejection goes to stderr, naming the input the rejected member came from.
+        assert_eq!(stdout(&o), "");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!("{model}: rejected (mlbundle) InvalidContainer: {message}\n")
+        );
+        assert!(!Path::new(&out).exists());
+    }
 }
 
 #[test]

@@ -55,24 +55,30 @@ fn convert_check_inspect_and_back() {
     assert_eq!(stdout(&modelgate(&["check", &out])), format!("{out}: ok (onemodel)\n"));
     assert_eq!(stdout(&modelgate(&["check", &input])), format!("{input}: ok (onnx)\n"));
     let i = stdout(&modelgate(&["inspect", "--json", &out]));
-    assert!(i.contains("\"initializers\":1,\"initializer_bytes\":16"), "{i}");
+    assert!(
+        i.contains("\"initializers\":1,\"initializer_bytes\":16,\"largest_initializers\":[{\"name\":\"w\""),
+        "{i}"
+    );
     // An ONNX file is inspected too: the same description without the OneModel header.
     assert_eq!(
         all(&modelgate(&["inspect", &input])),
         (
             Some(0),
             format!(
-                "{input}: ok (onnx)\nir_version 10, producer \"\" \"\"\nopset ai.onnx 21\n\
-                 graph \"\": 0 nodes, 0 inputs, 1 outputs, 1 initializers (16 bytes), 0 functions\n"
+                "{input}: ok (onnx)\nONNX model, 42 bytes\nir_version 10, producer \"\" \"\"\nopset ai.onnx 21\n\
+                 graph \"\": 0 nodes, 1 initializers (16 bytes), 0 functions\noutput \"w\": type not declared\n\
+                 largest initializers:\n  \"w\" float [4] 16 bytes\n"
             ),
             String::new()
         )
     );
     assert_eq!(
         stdout(&modelgate(&["inspect", "--json", &input])),
-        "{\"ir_version\":10,\"producer_name\":\"\",\"producer_version\":\"\",\"opsets\":[{\"domain\":\"\",\
-         \"version\":21}],\"graph\":\"\",\"nodes\":0,\"inputs\":0,\"outputs\":1,\"initializers\":1,\
-         \"initializer_bytes\":16,\"functions\":0}\n"
+        "{\"format\":\"onnx\",\"file_length\":42,\"ir_version\":10,\"producer_name\":\"\",\"producer_version\":\"\",\
+         \"opsets\":[{\"domain\":\"\",\"version\":21}],\"graph\":\"\",\"inputs\":[],\"outputs\":[{\"name\":\"w\",\
+         \"type\":null,\"dtype\":null,\"shape\":null}],\"nodes\":0,\"ops\":[],\"initializers\":1,\"initializer_bytes\":16,\
+         \"largest_initializers\":[{\"name\":\"w\",\"dtype\":\"float\",\"dims\":[4],\"bytes\":16}],\"functions\":0,\
+         \"external_data\":[]}\n"
     );
     let back = path(&d, "back.onnx");
     assert_eq!(modelgate(&["onemodel", "to-onnx", &out, &back]).status.code(), Some(0));
@@ -109,16 +115,28 @@ fn convert_is_deterministic_and_respects_overwrite() {
     );
 }
 
+/// `check` and `inspect` of a OneModel file read its head alone (§5): the data region is
+/// described by its place and length, and the largest tensor by its size.
 #[test]
-fn large_file_is_checked_through_a_map() {
+fn large_file_is_checked_and_inspected_from_its_head() {
     let d = scratch("mapped");
     let input = path(&d, "big.onnx");
     std::fs::write(&input, onnx_model(300_000)).unwrap();
     let out = path(&d, "big.onemodel");
     assert_eq!(modelgate(&["onemodel", "convert", &input, &out]).status.code(), Some(0));
     let i = stdout(&modelgate(&["inspect", &out]));
-    assert!(i.contains("(mapped)"), "{i}");
+    assert!(i.contains(", data region 1200000 bytes at offset "), "{i}");
+    assert!(i.contains("\n  \"w\" float [300000] 1200000 bytes\n"), "{i}");
     assert_eq!(stdout(&modelgate(&["check", &out])), format!("{out}: ok (onemodel)\n"));
+    let i = stdout(&modelgate(&["inspect", "--json", &input]));
+    assert!(
+        i.starts_with(&format!(
+            "{{\"format\":\"onnx\",\"file_length\":{},",
+            std::fs::metadata(&input).unwrap().len()
+        )),
+        "{i}"
+    );
+    assert!(i.contains("\"initializers\":1,\"initializer_bytes\":1200000,"), "{i}");
 }
 
 #[test]

@@ -511,12 +511,47 @@ fn zero_dim_makes_count_zero() {
 #[test]
 fn tensor_over_2_31_bytes_unsupported() {
     let m = init_graph("{\"dtype\":1,\"dims\":[536870912],\"data\":{\"offset\":0,\"length\":2147483648}}");
+    let e = read_err(&file(&m, &[]));
+    assert_path(&e, ErrorKind::Unsupported, &format!("{INIT}.data"), at(&m, "{\"offset"));
+    assert!(e.message.contains("--max-tensor-bytes"), "{e}");
+}
+
+/// §2.5 rule 2 under a raised `max_tensor_bytes`: the tensor of 2^31 bytes goes on to rules
+/// 3–5 (here rule 5: the data region is empty), and a bound one byte short still refuses it.
+/// The same in the ONNX reader and the writer.
+#[test]
+fn raised_max_tensor_bytes_reads_past_rule_2() {
+    let m = init_graph("{\"dtype\":1,\"dims\":[536870912],\"data\":{\"offset\":0,\"length\":2147483648}}");
+    let raised = Limits {
+        max_tensor_bytes: 1 << 31,
+        ..Limits::DEFAULT
+    };
+    let e = read(&file(&m, &[]), raised).unwrap_err();
+    assert_path(&e, ErrorKind::OutOfRange, &format!("{INIT}.data.offset"), at(&m, "0,"));
+    let short = Limits {
+        max_tensor_bytes: (1 << 31) - 1,
+        ..Limits::DEFAULT
+    };
+    assert_eq!(read(&file(&m, &[]), short).unwrap_err().kind, ErrorKind::Unsupported);
+    // Rule 2 sees the bound, not the default: 64 bytes over a bound of 63.
+    let small = init_graph("{\"dtype\":2,\"dims\":[64],\"data\":{\"offset\":0,\"length\":64}}");
+    let bytes = file(&small, &[1; 64]);
+    let tight = Limits {
+        max_tensor_bytes: 63,
+        ..Limits::DEFAULT
+    };
+    assert!(read(&bytes, Limits::DEFAULT).is_ok());
+    let e = read(&bytes, tight).unwrap_err();
     assert_path(
-        &read_err(&file(&m, &[])),
+        &e,
         ErrorKind::Unsupported,
         &format!("{INIT}.data"),
-        at(&m, "{\"offset"),
+        at(&small, "{\"offset"),
     );
+    let model = read(&bytes, Limits::DEFAULT).unwrap();
+    let e = write(&model, tight).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::Unsupported, Some("model")));
+    assert!(write(&model, Limits::DEFAULT).is_ok());
 }
 
 #[test]
@@ -1393,6 +1428,143 @@ fn onnx_writer_refuses_shared_tensor_bytes_over_2_gib() {
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
 }
 
+/// A uint8 initializer named `name` of `data`'s length.
+fn uint8(name: &str, data: TensorData<'static>) -> Tensor<'static> {
+    Tensor {
+        name: name.to_string().into(),
+        dtype: 2,
+        dims: vec![data.byte_length().unwrap()],
+        data,
+        ..Tensor::default()
+    }
+}
+
+/// A model whose graph holds `initializers`, each also a graph output.
+fn model_of(initializers: Vec<Tensor<'static>>) -> Model<'static> {
+    let outputs = initializers
+        .iter()
+        .map(|t| TypedName {
+            name: t.name.to_string(),
+            ..TypedName::default()
+        })
+        .collect();
+    Model {
+        ir_version: 9,
+        graph: Graph {
+            initializers,
+            outputs,
+            ..Graph::default()
+        },
+        ..Model::default()
+    }
+}
+
+/// §6.3: the model file may hold at most 2^31 − 1 bytes. Inline, a model with a tensor of
+/// 2^31 bytes (kept in a file, so nothing is in memory) is refused naming
+/// `--external-data`; `Auto` moves the initializers of 1024 bytes or more to the data file,
+/// each at the next multiple of 64, and the model names them by location, offset and
+/// length; a smaller one stays inline. The model reads back to the same tensors, as ranges
+/// of the data file.
+#[test]
+fn onnx_writer_moves_initializers_to_a_data_file() {
+    use modelgate_core::onnx::{self, Data};
+    let a: Vec<u8> = (0..2000u32).map(|i| (i % 251) as u8).collect();
+    let big = FileRange {
+        file: 0,
+        offset: 4096,
+        length: 1 << 31,
+    };
+    let model = model_of(vec![
+        uint8("small", TensorData::Raw(vec![1u8; 1023].into())),
+        uint8("a", TensorData::Raw(a.clone().into())),
+        uint8("big", TensorData::File(big)),
+    ]);
+    let e = onnx::write_parts(&model, Data::Inline, Limits::DEFAULT).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    assert!(e.message.contains("--external-data"), "{e}");
+    let written = onnx::write_parts(&model, Data::Auto("m.onnx.data"), Limits::DEFAULT).unwrap();
+    let data: Vec<Piece<'_>> = written.data.pieces().collect();
+    let mut padded = a.clone();
+    padded.resize(2048, 0);
+    let joined = [Piece::Bytes(&a), Piece::Bytes(&padded[2000..])];
+    assert_eq!(data, [joined[0], joined[1], Piece::File(big)]);
+    assert_eq!(written.data.length(), 2048 + (1 << 31));
+    let proto = written.model.clone().into_vec().unwrap();
+    assert!(proto.len() < 2000, "{}", proto.len());
+    let raised = Limits {
+        max_tensor_bytes: 1 << 31,
+        ..Limits::DEFAULT
+    };
+    let mut seen = Vec::new();
+    let mut resolver = |r: &onnx::ExternalRef<'_>| {
+        seen.push((r.location.to_string(), r.offset, r.length));
+        Ok(5)
+    };
+    let back = onnx::read_model_with(&proto, raised, &mut resolver).unwrap();
+    let range = |offset, length| {
+        TensorData::File(FileRange {
+            file: 5,
+            offset,
+            length,
+        })
+    };
+    let data: Vec<&TensorData<'_>> = back.graph.initializers.iter().map(|t| &t.data).collect();
+    assert_eq!(
+        data,
+        [
+            &TensorData::Raw(vec![1u8; 1023].into()),
+            &range(0, 2000),
+            &range(2048, 1 << 31)
+        ]
+    );
+    assert_eq!(
+        seen,
+        [
+            ("m.onnx.data".to_string(), 0, Some(2000)),
+            ("m.onnx.data".to_string(), 2048, Some(1 << 31))
+        ]
+    );
+    // With everything inline the model fits: `Auto` keeps the one file, byte for byte.
+    let small = model_of(vec![uint8("a", TensorData::Raw(a.into()))]);
+    let one = onnx::write_parts(&small, Data::Auto("m.onnx.data"), Limits::DEFAULT).unwrap();
+    assert!(one.data.is_empty());
+    assert_eq!(one.model.into_vec().unwrap(), onnx::write_model(&small).unwrap());
+    let external = onnx::write_parts(&small, Data::External("m.onnx.data"), Limits::DEFAULT).unwrap();
+    assert_eq!(external.data.length(), 2000);
+}
+
+/// §4, §6.3: tensors that name one range of a file are each written in full, and both
+/// writers cap what that adds at `max_shared_data`, before anything is laid out.
+#[test]
+fn writers_cap_shared_file_ranges_at_max_shared_data() {
+    use modelgate_core::onnx::{self, Data};
+    let range = |offset| {
+        TensorData::File(FileRange {
+            file: 1,
+            offset,
+            length: 1 << 30,
+        })
+    };
+    let tied = model_of(vec![uint8("a", range(0)), uint8("b", range(0))]);
+    let disjoint = model_of(vec![uint8("a", range(0)), uint8("b", range(1 << 30))]);
+    let tight = Limits {
+        max_shared_data: (1 << 30) - 1,
+        ..Limits::DEFAULT
+    };
+    for m in [&tied, &disjoint] {
+        assert!(writer::layout(m, Limits::DEFAULT).is_ok());
+        assert!(onnx::write_parts(m, Data::External("d"), Limits::DEFAULT).is_ok());
+    }
+    assert!(writer::layout(&disjoint, tight).is_ok());
+    let e = writer::layout(&tied, tight).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    let e = onnx::write_parts(&tied, Data::External("d"), tight).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
+    // A OneModel file of tensors in files is laid out, not joined in one buffer.
+    let e = write(&disjoint, Limits::DEFAULT).unwrap_err();
+    assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::Unsupported, Some("model")));
+}
+
 /// A file whose data region is `region` bytes of 7 and whose initializers are uint8 tensors
 /// at the given (offset, length) ranges of it (§1.3 lets them share bytes).
 fn shared_file(region: usize, ranges: impl Iterator<Item = (usize, usize)>) -> Vec<u8> {
@@ -1705,6 +1877,30 @@ mod onnx_proto {
         }
     }
 
+    /// §2.5 rule 2 in the ONNX reader: a uint8 tensor of 2^31 elements is Unsupported under
+    /// the default bound, at the tensor, before its data is looked at; raised, it goes on to
+    /// compare its 8 bytes with the 2^31 its dims need.
+    #[test]
+    fn onnx_tensor_over_max_tensor_bytes() {
+        let tensor = [int(1, 1 << 31), int(2, 2), len(9, &[0; 8])].concat();
+        let proto = model_with_tensor(&tensor);
+        let e = onnx::read_model(&proto, Limits::DEFAULT).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_deref()),
+            (ErrorKind::Unsupported, Some("onnx.graph.initializer[0]"))
+        );
+        assert!(e.message.contains("--max-tensor-bytes"), "{e}");
+        let raised = Limits {
+            max_tensor_bytes: 1 << 31,
+            ..Limits::DEFAULT
+        };
+        let e = onnx::read_model(&proto, raised).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_deref()),
+            (ErrorKind::OutOfRange, Some("onnx.graph.initializer[0]"))
+        );
+    }
+
     #[test]
     fn onnx_raw_data_length_mismatch_out_of_range() {
         let tensor = [int(1, 3), int(2, 1), len(9, &[0; 8])].concat();
@@ -1734,27 +1930,37 @@ mod onnx_proto {
         assert_eq!(err(&external_tensor(&[])).kind, ErrorKind::Malformed);
     }
 
+    /// §6.2: an external tensor is a range of the file the resolver numbers, its bytes
+    /// never read; the resolver's refusal is located at the tensor.
     #[test]
-    fn onnx_external_data_copied_through_resolver() {
+    fn onnx_external_data_is_a_range_of_the_resolvers_file() {
         let proto = external_tensor(&[("location", "w.bin"), ("offset", "64"), ("length", "16")]);
         let mut seen = Vec::new();
         let mut resolver = |r: &onnx::ExternalRef<'_>| {
             seen.push((r.location.to_string(), r.offset, r.length, r.expected));
-            Ok(vec![7u8; 16])
+            Ok(3)
         };
-        let m = onnx::read_model_with(&proto, onnx::Limits::default(), &mut resolver).unwrap();
-        let TensorData::Raw(b) = &m.graph.initializers[0].data else {
-            panic!()
+        let m = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap();
+        let range = FileRange {
+            file: 3,
+            offset: 64,
+            length: 16,
         };
-        assert_eq!(b.as_ref(), &[7; 16]);
+        assert_eq!(m.graph.initializers[0].data, TensorData::File(range));
         assert_eq!(seen, [("w.bin".to_string(), 64, Some(16), 16)]);
+        let mut refuse = |_: &onnx::ExternalRef<'_>| Err((ErrorKind::OutOfRange, "outside"));
+        let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut refuse).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_deref(), e.message.as_ref()),
+            (ErrorKind::OutOfRange, Some("onnx.graph.initializer[0]"), "outside")
+        );
     }
 
     #[test]
     fn onnx_external_offset_not_decimal_rejected() {
         let proto = external_tensor(&[("location", "w.bin"), ("offset", "0x40")]);
-        let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(vec![0u8; 16]);
-        let e = onnx::read_model_with(&proto, onnx::Limits::default(), &mut resolver).unwrap_err();
+        let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(0);
+        let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Malformed);
     }
 

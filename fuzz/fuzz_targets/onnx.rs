@@ -4,14 +4,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::onnx;
+use modelgate_core::{onemodel, onnx};
 
 fuzz_target!(|data: &[u8]| {
-    match onnx::read_model(data, onnx::Limits::default()) {
+    match onnx::read_model(data, onemodel::Limits::DEFAULT) {
         Err(e) => assert!(e.path.is_some(), "rejection without a location: {e}"),
         Ok(model) => {
             let proto = onnx::write_model(&model).expect("a model read from ONNX fits ONNX");
-            let back = onnx::read_model(&proto, onnx::Limits::default()).expect("the writer's output reads");
+            let back = onnx::read_model(&proto, onemodel::Limits::DEFAULT).expect("the writer's output reads");
             assert_eq!(back, model, "protobuf round trip changed the model");
             assert_eq!(onnx::write_model(&back).ok(), Some(proto), "ONNX writer not deterministic");
         }

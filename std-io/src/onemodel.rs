@@ -1,19 +1,33 @@
 //! OneModel and ONNX files on disk (`spec/onemodel.md` §4–§6): loading (memory-mapped at
-//! 1 MiB, [`crate::mmap`]), ONNX external data resolved inside the model's folder, and the
-//! conversions behind `modelgate onemodel convert` and `to-onnx`, published atomically.
+//! 1 MiB, [`crate::mmap`]), the read of a OneModel file from its header and manifest alone
+//! (§5), ONNX external data checked in the model's folder ([`external`]), and the
+//! conversions behind `modelgate onemodel convert` and `to-onnx`, which lay the output out
+//! (`modelgate_core::onemodel::Layout`), copy each tensor from where it is ([`copy`]) and
+//! publish atomically. Neither conversion holds tensor bytes in memory beyond those of the
+//! ONNX file it reads: external data and a OneModel file's tensors are copied file to file.
 
-use crate::beneath::Beneath;
+pub mod copy;
+pub mod external;
+pub mod inspect;
+
 use crate::mmap::{self, FileBytes};
 use crate::publish::publish_with;
-use modelgate_core::archive_path::{PathLimits, normalize};
-use modelgate_core::onemodel::{self, ErrorKind, Limits};
-use modelgate_core::onnx::{self, ExternalError, ExternalRef};
+use copy::{OneFile, Sources};
+pub use external::{ExternalFile, ExternalFiles};
+use modelgate_core::onemodel::tensor::DEFAULT_MAX_TENSOR_BYTES;
+use modelgate_core::onemodel::{self, ErrorKind, Header, Layout, Limits, Model};
+use modelgate_core::onnx::{self, Data};
 use modelgate_core::{Location, Rejection};
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Largest model file loaded (header fields are at most 2^63 − 1).
 pub const FILE_LIMIT: u64 = i64::MAX as u64;
+
+/// Bytes written between two progress reports.
+pub const PROGRESS_CHUNK: usize = 4 << 20;
 
 /// Why a conversion or load failed.
 #[derive(Debug)]
@@ -34,11 +48,23 @@ fn rejected(e: onemodel::Error) -> Failure {
     Failure::Rejected(e.rejection())
 }
 
-/// The limits every OneModel read here runs under: the defaults, with this process's random
-/// duplicate-table key ([`crate::hash_key`], `spec/json.md` §5).
-pub(crate) fn limits() -> Limits {
+/// The process's `max_tensor_bytes` ([`set_max_tensor_bytes`]).
+static MAX_TENSOR_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_TENSOR_BYTES);
+
+/// Sets the `max_tensor_bytes` of [`limits`] for the rest of the process (§2.5 rule 2):
+/// the command line's `--max-tensor-bytes`, for the checks of the format registry
+/// ([`crate::check`]), which take no options.
+pub fn set_max_tensor_bytes(n: u64) {
+    MAX_TENSOR_BYTES.store(n, Ordering::Relaxed);
+}
+
+/// The limits every OneModel and ONNX read of the format registry runs under: the
+/// defaults, with this process's random duplicate-table key ([`crate::hash_key`],
+/// `spec/json.md` §5) and its `max_tensor_bytes` ([`set_max_tensor_bytes`]).
+pub fn limits() -> Limits {
     Limits {
         hash_key: crate::hash_key(),
+        max_tensor_bytes: MAX_TENSOR_BYTES.load(Ordering::Relaxed),
         ..Limits::DEFAULT
     }
 }
@@ -55,31 +81,43 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
     })
 }
 
-/// Checks the OneModel file at `path` as `modelgate check` does (`spec/onemodel.md` §5):
-/// only its header, manifest and padding are looked at, its data region counted
-/// ([`onemodel::check_head`]), so the verdict is [`onemodel::read`]'s while no tensor
-/// byte is read. The header's checks 1–10 (§1.1) run on its first 64 bytes before more is
-/// read. A head under 1 MiB is then read; a larger one is mapped with the file, as §5 loads
-/// files, so that a manifest that fails early is rejected without being read whole. A file
-/// that shrinks while it is read is an I/O error.
-pub fn check_file(path: &Path) -> Result<(), Failure> {
+/// Checks the OneModel file at `path` under `limits` as `modelgate check` does
+/// (`spec/onemodel.md` §5): [`with_head`], the model dropped.
+pub fn check_file(path: &Path, limits: Limits) -> Result<(), Failure> {
+    with_head(path, limits, |_, _, _| ())
+}
+
+/// Reads the OneModel file at `path` from its header and manifest alone (§5,
+/// [`onemodel::read_head`]) and passes the model, each tensor a range of the file, its
+/// header and the open file to `use_model`. The verdict is [`onemodel::read`]'s while no tensor byte is
+/// read. The header's checks 1–10 (§1.1) run on its first 64 bytes before more is read. A
+/// head under 1 MiB is then read; a larger one is mapped with the file, as §5 loads files,
+/// so that a manifest that fails early is rejected without being read whole. A file that
+/// shrinks while it is read is an I/O error.
+pub fn with_head<T>(
+    path: &Path,
+    limits: Limits,
+    use_model: impl FnOnce(&Model<'_>, &Header, &File) -> T,
+) -> Result<T, Failure> {
     let (file, meta) = crate::read::open_regular_file(path)?;
     let len = meta.len();
     let mut head = Vec::new();
     read_until(&file, &mut head, len.min(onemodel::header::HEADER_LEN))?;
-    let need = onemodel::head_length(&head, len, limits()).map_err(rejected)?;
-    let check = |head: &[u8]| onemodel::check_head(head, len, limits()).map_err(rejected);
+    let need = onemodel::head_length(&head, len, limits).map_err(rejected)?;
+    // The header's checks passed under `limits`; without the manifest limit they pass again.
+    let header = onemodel::header::fields(&head, len, u64::MAX).map_err(rejected)?;
     if need < mmap::MAP_THRESHOLD {
         read_until(&file, &mut head, need)?;
-        return check(&head);
+        let model = onemodel::read_head(&head, len, limits).map_err(rejected)?;
+        return Ok(use_model(&model, &header, &file));
     }
     let map = mmap::map(&file)?;
-    check(
-        usize::try_from(need)
-            .ok()
-            .and_then(|n| map.get(..n))
-            .ok_or_else(shrank)?,
-    )
+    let head = usize::try_from(need)
+        .ok()
+        .and_then(|n| map.get(..n))
+        .ok_or_else(shrank)?;
+    let model = onemodel::read_head(head, len, limits).map_err(rejected)?;
+    Ok(use_model(&model, &header, &file))
 }
 
 /// The error of a file that ended before bytes its length promised.
@@ -88,7 +126,7 @@ fn shrank() -> io::Error {
 }
 
 /// Reads `file` on until `head` holds `n` bytes.
-fn read_until(file: &std::fs::File, head: &mut Vec<u8>, n: u64) -> io::Result<()> {
+fn read_until(file: &File, head: &mut Vec<u8>, n: u64) -> io::Result<()> {
     let more = n.saturating_sub(u64::try_from(head.len()).unwrap_or(u64::MAX));
     head.try_reserve_exact(usize::try_from(more).map_err(|_| io::Error::other("head larger than memory"))?)?;
     file.take(more).read_to_end(head)?;
@@ -98,256 +136,162 @@ fn read_until(file: &std::fs::File, head: &mut Vec<u8>, n: u64) -> io::Result<()
     Ok(())
 }
 
-/// What a conversion reports progress about: bytes of external data copied (their total is
-/// not known in advance) and bytes of the output file written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// External tensor bytes read into the model (§6.2); `total` is 0 (not known).
-    External,
-    /// Output bytes written; `total` is the output's size.
-    Write,
-}
-
-/// A progress callback: phase, bytes done so far, bytes in total (0 when not known).
-pub type ConvertProgress<'p> = dyn FnMut(Phase, u64, u64) + 'p;
-
-/// Bytes copied between two progress reports.
-pub const PROGRESS_CHUNK: usize = 4 << 20;
-
-/// Reads and checks the ONNX file at `path`, external tensors copied from the model's
-/// folder (§6.2), names resolved (§3.1), and passes the model to `use_model`. Decoding runs
-/// on the caller's stack: it needs a fixed amount however deep the model nests (§3.3).
-pub fn with_onnx<T>(path: &Path, use_model: impl FnOnce(&onemodel::Model<'_>) -> T) -> Result<T, Failure> {
-    with_onnx_progress(path, &mut |_, _, _| {}, use_model)
-}
-
-fn with_onnx_progress<T>(
+/// Reads and checks the ONNX file at `path` under `limits`: its external tensors' references
+/// checked in the model's folder without reading their bytes (§6.2, [`ExternalFiles`]),
+/// names resolved (§3.1); then passes the model and its external files to `use_model`.
+/// Decoding runs on the caller's stack: it needs a fixed amount however deep the model
+/// nests (§3.3).
+pub fn with_onnx<T>(
     path: &Path,
-    progress: &mut ConvertProgress<'_>,
-    use_model: impl FnOnce(&onemodel::Model<'_>) -> T,
+    limits: Limits,
+    use_model: impl FnOnce(&Model<'_>, &mut ExternalFiles<'_>) -> T,
 ) -> Result<T, Failure> {
     let bytes = load(path)?;
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let mut copied = 0u64;
-    let mut budget = ExternalBudget::default();
-    // The model's folder, opened at the first external tensor and held for the others.
-    let mut folder: Option<Beneath> = None;
-    let mut resolver = |r: &ExternalRef<'_>| {
-        if folder.is_none() {
-            let open = Beneath::open(dir).map_err(|_| ext_err(ErrorKind::Malformed, "model folder not readable"))?;
-            folder = Some(open);
-        }
-        let folder = folder
-            .as_ref()
-            .ok_or_else(|| ext_err(ErrorKind::Malformed, "model folder not readable"))?;
-        read_external(folder, r, &mut budget, &mut |n| {
-            copied = copied.saturating_add(n);
-            progress(Phase::External, copied, 0);
-        })
-    };
-    let mut model = onnx::read_model_with(&bytes, onnx::Limits::default(), &mut resolver).map_err(rejected)?;
+    let mut files = ExternalFiles::new(dir);
+    let mut resolver = |r: &onnx::ExternalRef<'_>| files.resolve(r);
+    let mut model = onnx::read_model_with(&bytes, limits, &mut resolver).map_err(rejected)?;
     onemodel::names::resolve(&mut model).map_err(rejected)?;
-    Ok(use_model(&model))
+    Ok(use_model(&model, &mut files))
+}
+
+/// How a conversion runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Replace existing output files (atomically).
+    pub overwrite: bool,
+    /// `to-onnx`: write the initializers to `<OUT>.data` even when the model would fit
+    /// one ONNX file (§6.3); they go there anyway when it would not.
+    pub external_data: bool,
+    /// The limits of the read and the write; `max_tensor_bytes` bounds both.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    /// No overwrite, external data only when needed, [`limits`].
+    fn default() -> Self {
+        Options {
+            overwrite: false,
+            external_data: false,
+            limits: limits(),
+        }
+    }
 }
 
 /// Converts the ONNX file `input` to the OneModel file `output` (§4), publishing atomically.
-pub fn convert(input: &Path, output: &Path, overwrite: bool) -> Result<(), Failure> {
-    convert_with(input, output, overwrite, &mut |_, _, _| {})
+pub fn convert(input: &Path, output: &Path, options: &Options) -> Result<(), Failure> {
+    convert_with(input, output, options, &mut |_, _| {})
 }
 
-/// [`convert`], reporting the external data copied and the output written to `progress`
-/// every [`PROGRESS_CHUNK`] bytes.
+/// [`convert`], reporting the bytes written and the output's size to `progress` every
+/// [`PROGRESS_CHUNK`] bytes. External data is copied into the output as it is written,
+/// file to file (§4).
 pub fn convert_with(
     input: &Path,
     output: &Path,
-    overwrite: bool,
-    progress: &mut ConvertProgress<'_>,
+    options: &Options,
+    progress: crate::Progress<'_>,
 ) -> Result<(), Failure> {
-    let bytes = with_onnx_progress(input, progress, |m| onemodel::write(m, Limits::DEFAULT))?.map_err(rejected)?;
-    publish_progress(output, &bytes, overwrite, progress)
+    with_onnx(input, options.limits, |model, files| {
+        let layout = onemodel::writer::layout(model, options.limits).map_err(rejected)?;
+        let total = layout.length();
+        publish_layout(output, &layout, files, options.overwrite, &mut |done| {
+            progress(done, total)
+        })
+    })?
 }
 
-/// Converts the OneModel file `input` back to ONNX protobuf at `output` (§6.3).
-pub fn to_onnx(input: &Path, output: &Path, overwrite: bool) -> Result<(), Failure> {
-    to_onnx_with(input, output, overwrite, &mut |_, _, _| {})
+/// Converts the OneModel file `input` back to ONNX protobuf at `output` (§6.3), publishing
+/// atomically; with external data, `<OUT>.data` beside it, published first.
+pub fn to_onnx(input: &Path, output: &Path, options: &Options) -> Result<(), Failure> {
+    to_onnx_with(input, output, options, &mut |_, _| {})
 }
 
-/// [`to_onnx`], reporting the output written to `progress` every [`PROGRESS_CHUNK`] bytes.
+/// [`to_onnx`], reporting the bytes written to both files and their total to `progress`
+/// every [`PROGRESS_CHUNK`] bytes. The input is read from its head (§5) and its tensors
+/// copied file to file. The initializers go to `<OUT>.data` (named by its file name, a
+/// path relative to the model's folder) when the model would not fit one ONNX file, or
+/// always with `external_data`; the data file is published before the model, so a model
+/// is never published without its data. Without `overwrite`, an existing `<OUT>` is
+/// refused before anything is written.
 pub fn to_onnx_with(
     input: &Path,
     output: &Path,
-    overwrite: bool,
-    progress: &mut ConvertProgress<'_>,
+    options: &Options,
+    progress: crate::Progress<'_>,
 ) -> Result<(), Failure> {
-    let bytes = load(input)?;
-    let model = onemodel::read(&bytes, limits()).map_err(rejected)?;
-    let proto = onnx::write_model(&model).map_err(rejected)?;
-    publish_progress(output, &proto, overwrite, progress)
+    let (data_path, location) = data_file(output)?;
+    let data = if options.external_data {
+        Data::External(&location)
+    } else {
+        Data::Auto(&location)
+    };
+    with_head(input, options.limits, |model, _, file| {
+        let written = onnx::write_parts(model, data, options.limits).map_err(rejected)?;
+        let (model_bytes, data_bytes) = (written.model.length(), written.data.length());
+        let total = model_bytes.saturating_add(data_bytes);
+        let mut source = OneFile(file);
+        if !written.data.is_empty() {
+            if !options.overwrite && std::fs::symlink_metadata(output).is_ok() {
+                return Err(Failure::Io(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "the output file exists",
+                )));
+            }
+            publish_layout(&data_path, &written.data, &mut source, options.overwrite, &mut |done| {
+                progress(done, total)
+            })?;
+        }
+        publish_layout(output, &written.model, &mut source, options.overwrite, &mut |done| {
+            progress(data_bytes.saturating_add(done), total)
+        })
+    })?
 }
 
-/// Publishes `bytes` atomically, written in chunks with a progress report after each.
-fn publish_progress(
-    output: &Path,
-    bytes: &[u8],
+/// The data file of the ONNX file `output` (`<OUT>.data`, the PyTorch exporter's
+/// convention) and its location as the model names it: its file name, which must be UTF-8
+/// and a location the reader accepts (§6.2), so that the model written reads back.
+pub fn data_file(output: &Path) -> io::Result<(PathBuf, String)> {
+    let invalid = |message| io::Error::new(io::ErrorKind::InvalidInput, message);
+    let name = output
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| invalid("the output file name is not UTF-8"))?;
+    let location = format!("{name}.data");
+    let limits = modelgate_core::archive_path::PathLimits::DEFAULT;
+    if modelgate_core::archive_path::normalize(location.as_bytes(), &limits).as_deref() != Ok(location.as_str()) {
+        return Err(invalid("the output file name cannot name an external data file"));
+    }
+    Ok((output.with_file_name(&location), location))
+}
+
+/// Publishes `layout` at `dest` (§4, `spec/mlbundle.md` §11.2), its tensors copied from
+/// `sources`; `written` is told the bytes written so far, from 0 to the layout's length.
+fn publish_layout(
+    dest: &Path,
+    layout: &Layout<'_>,
+    sources: &mut dyn Sources,
     overwrite: bool,
-    progress: &mut ConvertProgress<'_>,
+    written: &mut dyn FnMut(u64),
 ) -> Result<(), Failure> {
-    let total = bytes.len() as u64;
-    publish_with(output, overwrite, |f| {
-        let mut done = 0u64;
-        progress(Phase::Write, 0, total);
-        for chunk in bytes.chunks(PROGRESS_CHUNK) {
-            f.write_all(chunk)?;
-            done += chunk.len() as u64;
-            progress(Phase::Write, done, total);
-        }
-        Ok(())
+    publish_with(dest, overwrite, |f| {
+        written(0);
+        copy::write_layout(f, layout, sources, written)
     })?;
-    Ok(())
-}
-
-fn ext_err(kind: ErrorKind, message: &'static str) -> ExternalError {
-    (kind, message)
-}
-
-/// What one conversion has copied from external data files (§6.2): every tensor's bytes are
-/// copied on their own, so tensors naming the same range would each cost a copy. The
-/// copies may add up to at most the sizes of the distinct files they come from, which
-/// tensors in disjoint ranges never exceed; more is LimitExceeded before the copy is made.
-#[derive(Debug, Default)]
-struct ExternalBudget {
-    /// The size of each file read, by its location (normalised, relative to the folder).
-    files: std::collections::BTreeMap<String, u64>,
-    /// The sum of `files`.
-    held: u64,
-    /// Bytes copied so far.
-    copied: u64,
-}
-
-impl ExternalBudget {
-    /// Charges a copy of `length` bytes from the file at `location` of `size` bytes.
-    fn charge(&mut self, location: &str, size: u64, length: u64) -> Result<(), ExternalError> {
-        if !self.files.contains_key(location) {
-            self.files.insert(String::from(location), size);
-            self.held = self.held.saturating_add(size);
-        }
-        self.copied = self.copied.saturating_add(length);
-        if self.copied > self.held {
-            return Err(ext_err(
-                ErrorKind::LimitExceeded,
-                "external data named more than once adds up to more than its files hold",
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// The bytes of one external tensor: `location` must be a relative path without `..` or
-/// look-alikes (`archive_path::normalize`), every component under `folder` a real directory
-/// or file (no symbolic link: each is opened beneath the folder held open, without following
-/// one, [`Beneath::open_file`], so a folder swapped for a link meanwhile is refused too), the
-/// file not hard-linked elsewhere (link count 1 on Unix), and `offset`/`length` inside the
-/// file and equal to dtype × dims (§6.2); the copy must fit the conversion's `budget`, and its
-/// buffer must be granted (LimitExceeded otherwise). `copied` is told the size of each chunk
-/// read.
-fn read_external(
-    folder: &Beneath,
-    r: &ExternalRef<'_>,
-    budget: &mut ExternalBudget,
-    copied: &mut dyn FnMut(u64),
-) -> Result<Vec<u8>, ExternalError> {
-    let rel = normalize(r.location.as_bytes(), &PathLimits::DEFAULT).map_err(|e| {
-        let message = if e.reason.is_traversal() {
-            "external data location escapes the model's folder"
-        } else {
-            // Over the limits of `spec/mpk.md` §2.6, a control character, a trailing dot.
-            "external data location is not a valid relative path"
-        };
-        ext_err(ErrorKind::Malformed, message)
-    })?;
-    let mut file = folder.open_file(&rel).map_err(|e| {
-        let message = match e.kind() {
-            io::ErrorKind::NotFound => "external data file not found",
-            io::ErrorKind::InvalidInput => "external data location is a link or not a regular file",
-            _ => "external data file not readable",
-        };
-        ext_err(ErrorKind::Malformed, message)
-    })?;
-    let meta = file
-        .metadata()
-        .map_err(|_| ext_err(ErrorKind::Malformed, "external data file not readable"))?;
-    no_second_name(&meta)?;
-    let size = meta.len();
-    let length = r.length.unwrap_or(size.saturating_sub(r.offset));
-    match r.offset.checked_add(length) {
-        Some(end) if end <= size => {}
-        _ => return Err(ext_err(ErrorKind::OutOfRange, "external data range outside its file")),
-    }
-    if length != r.expected {
-        return Err(ext_err(
-            ErrorKind::OutOfRange,
-            "external data length differs from dtype and dims",
-        ));
-    }
-    budget.charge(&rel, size, length)?;
-    let too_large = || ext_err(ErrorKind::LimitExceeded, "external data too large for memory");
-    let len = usize::try_from(length).map_err(|_| too_large())?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(len).map_err(|_| too_large())?;
-    out.resize(len, 0);
-    let short = |_| ext_err(ErrorKind::OutOfRange, "external data file shorter than stated");
-    file.seek(SeekFrom::Start(r.offset)).map_err(short)?;
-    for chunk in out.chunks_mut(PROGRESS_CHUNK) {
-        file.read_exact(chunk).map_err(short)?;
-        copied(chunk.len() as u64);
-    }
-    Ok(out)
-}
-
-/// The opened file has no second name (Unix) that could lie outside the folder.
-#[cfg(unix)]
-fn no_second_name(opened: &std::fs::Metadata) -> Result<(), ExternalError> {
-    use std::os::unix::fs::MetadataExt;
-    if opened.nlink() != 1 {
-        return Err(ext_err(ErrorKind::Malformed, "external data file is hard-linked"));
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn no_second_name(_opened: &std::fs::Metadata) -> Result<(), ExternalError> {
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
+    use modelgate_core::onemodel::TensorData;
 
     /// A fresh folder, removed with its contents when the test ends (pass or panic).
     fn dir(name: &str) -> crate::temp::TempDir {
-        crate::temp::TempDir::create(&std::env::temp_dir(), "modelgate-ext", name).unwrap()
-    }
-
-    fn read_ext(folder: &Path, r: &ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> {
-        read_external(
-            &Beneath::open(folder).unwrap(),
-            r,
-            &mut ExternalBudget::default(),
-            &mut |_| {},
-        )
-    }
-
-    fn r(location: &str, offset: u64, length: Option<u64>, expected: u64) -> ExternalRef<'_> {
-        ExternalRef {
-            location,
-            offset,
-            length,
-            expected,
-        }
+        crate::temp::TempDir::create(&std::env::temp_dir(), "modelgate-onemodel", name).unwrap()
     }
 
     /// `modelgate check`'s read of a file's header and manifest gives every corpus file the
@@ -363,7 +307,7 @@ mod tests {
             }
             let bytes = std::fs::read(&path).unwrap();
             let whole = onemodel::read(&bytes, limits()).map(drop);
-            match (check_file(&path), whole) {
+            match (check_file(&path, limits()), whole) {
                 (Ok(()), Ok(())) => {}
                 (Err(Failure::Rejected(a)), Err(b)) => assert_eq!(a, b.rejection(), "{}", path.display()),
                 (a, b) => panic!("{}: check {a:?}, whole read {b:?}", path.display()),
@@ -393,7 +337,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             let whole = onemodel::read(&bytes, limits()).map(drop);
             assert_eq!(whole.is_ok(), i == 0, "case {i}");
-            match (check_file(&path), whole) {
+            match (check_file(&path, limits()), whole) {
                 (Ok(()), Ok(())) => {}
                 (Err(Failure::Rejected(a)), Err(b)) => assert_eq!(a, b.rejection(), "case {i}"),
                 (a, b) => panic!("case {i}: check {a:?}, whole read {b:?}"),
@@ -408,7 +352,7 @@ mod tests {
         let tmp = dir("short");
         let path = tmp.path().join("m.onemodel");
         std::fs::write(&path, [7u8; 10]).unwrap();
-        let file = std::fs::File::open(&path).unwrap();
+        let file = File::open(&path).unwrap();
         let mut head = Vec::new();
         read_until(&file, &mut head, 6).unwrap();
         assert_eq!(head, [7u8; 6]);
@@ -417,83 +361,10 @@ mod tests {
         assert_eq!(head.len(), 10);
     }
 
-    #[test]
-    fn external_data_inside_folder_read() {
-        let tmp = dir("ok");
-        let d = tmp.path();
-        std::fs::write(d.join("w.bin"), (0u8..32).collect::<Vec<_>>()).unwrap();
-        assert_eq!(read_ext(d, &r("w.bin", 8, Some(4), 4)).unwrap(), [8, 9, 10, 11]);
-        assert_eq!(read_ext(d, &r("w.bin", 28, None, 4)).unwrap(), [28, 29, 30, 31]);
-        assert_eq!(
-            read_ext(d, &r("w.bin", 30, Some(4), 4)).unwrap_err().0,
-            ErrorKind::OutOfRange
-        );
-        assert_eq!(
-            read_ext(d, &r("w.bin", 0, Some(4), 8)).unwrap_err().0,
-            ErrorKind::OutOfRange
-        );
-    }
-
-    #[test]
-    fn external_data_escapes_rejected() {
-        let tmp = dir("escape");
-        let d = tmp.path();
-        let inner = d.join("m");
-        std::fs::create_dir_all(&inner).unwrap();
-        std::fs::write(d.join("secret.bin"), [1u8; 4]).unwrap();
-        for loc in ["../secret.bin", "/etc/passwd", "a/../../secret.bin", "C:/x"] {
-            assert_eq!(
-                read_ext(&inner, &r(loc, 0, None, 4)).unwrap_err().0,
-                ErrorKind::Malformed,
-                "{loc}"
-            );
-        }
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(d.join("secret.bin"), inner.join("link.bin")).unwrap();
-            assert_eq!(
-                read_ext(&inner, &r("link.bin", 0, None, 4)).unwrap_err().0,
-                ErrorKind::Malformed
-            );
-            std::fs::hard_link(d.join("secret.bin"), inner.join("hard.bin")).unwrap();
-            assert_eq!(
-                read_ext(&inner, &r("hard.bin", 0, None, 4)).unwrap_err().0,
-                ErrorKind::Malformed
-            );
-            // A folder on the way that is a link, also one swapped in after the model's
-            // folder was opened for an earlier tensor.
-            std::fs::create_dir_all(d.join("out")).unwrap();
-            std::fs::write(d.join("out/w.bin"), [1u8; 4]).unwrap();
-            std::os::unix::fs::symlink(d.join("out"), inner.join("sub")).unwrap();
-            let e = read_ext(&inner, &r("sub/w.bin", 0, None, 4)).unwrap_err();
-            assert_eq!(
-                (e.0, e.1),
-                (
-                    ErrorKind::Malformed,
-                    "external data location is a link or not a regular file"
-                )
-            );
-            std::fs::remove_file(inner.join("sub")).unwrap();
-            std::fs::create_dir_all(inner.join("sub")).unwrap();
-            std::fs::write(inner.join("sub/w.bin"), [2u8; 4]).unwrap();
-            let folder = Beneath::open(&inner).unwrap();
-            let mut budget = ExternalBudget::default();
-            let read = read_external(&folder, &r("sub/w.bin", 0, None, 4), &mut budget, &mut |_| {});
-            assert_eq!(read.unwrap(), [2u8; 4]);
-            std::fs::rename(inner.join("sub"), inner.join("sub-moved")).unwrap();
-            std::os::unix::fs::symlink(d.join("out"), inner.join("sub")).unwrap();
-            let e = read_external(&folder, &r("sub/w.bin", 0, None, 4), &mut budget, &mut |_| {}).unwrap_err();
-            assert_eq!(e.0, ErrorKind::Malformed);
-        }
-    }
-
-    /// ONNX with one float tensor of `n` elements kept in `w.bin` beside the model.
-    fn onnx_with_external(d: &Path, n: usize) -> PathBuf {
-        onnx_with_external_tensors(d, n, &["w"])
-    }
-
-    /// ONNX with one float tensor of `n` elements per name, each naming all of `w.bin`.
-    fn onnx_with_external_tensors(d: &Path, n: usize, names: &[&str]) -> PathBuf {
+    /// ONNX in `d/m.onnx` with one float tensor of `n` elements per name, each naming
+    /// `w.bin` at the given offset (or all of it, without one), and `w.bin` of `file_len`
+    /// bytes `i % 251`.
+    fn onnx_with_external(d: &Path, n: usize, tensors: &[(&str, Option<u64>)], file_len: usize) -> PathBuf {
         use modelgate_core::onnx::wire::{put_key, put_len, put_varint};
         let len = |number: u32, bytes: &[u8]| {
             let mut v = Vec::new();
@@ -506,74 +377,194 @@ mod tests {
             put_varint(&mut v, value);
             v
         };
-        std::fs::write(d.join("w.bin"), vec![7u8; n * 4]).unwrap();
-        let entry = [len(1, b"location"), len(2, b"w.bin")].concat();
-        let tensor = |name: &str| {
-            [
+        let bytes: Vec<u8> = (0..file_len).map(|i| (i % 251) as u8).collect();
+        std::fs::write(d.join("w.bin"), bytes).unwrap();
+        let entry = |k: &str, v: &str| len(13, &[len(1, k.as_bytes()), len(2, v.as_bytes())].concat());
+        let tensor = |name: &str, offset: Option<u64>| {
+            let mut t = [
                 int(1, n as u64),
                 int(2, 1),
                 len(8, name.as_bytes()),
-                len(13, &entry),
-                int(14, 1),
+                entry("location", "w.bin"),
             ]
-            .concat()
+            .concat();
+            if let Some(o) = offset {
+                t.extend(entry("offset", &o.to_string()));
+                t.extend(entry("length", &(n * 4).to_string()));
+            }
+            t.extend(int(14, 1));
+            t
         };
-        let mut graph: Vec<u8> = names.iter().flat_map(|name| len(5, &tensor(name))).collect();
-        graph.extend(len(12, &len(1, b"w")));
+        let mut graph: Vec<u8> = tensors.iter().flat_map(|(name, o)| len(5, &tensor(name, *o))).collect();
+        for (name, _) in tensors {
+            graph.extend(len(12, &len(1, name.as_bytes())));
+        }
         let model = [int(1, 9), len(7, &graph), len(8, &int(2, 17))].concat();
         let path = d.join("m.onnx");
         std::fs::write(&path, model).unwrap();
         path
     }
 
-    /// §6.2: copies of external data may add up to the sizes of the files they come from, no
-    /// more: ranges of one file each copied once pass, a range named twice is LimitExceeded
-    /// before its copy is made.
+    /// The tensor bytes of every initializer of the OneModel file at `path`, read whole.
+    fn initializers(path: &Path) -> Vec<Vec<u8>> {
+        let bytes = std::fs::read(path).unwrap();
+        let m = onemodel::read(&bytes, limits()).unwrap();
+        m.graph
+            .initializers
+            .iter()
+            .map(|t| match &t.data {
+                TensorData::Raw(b) => b.to_vec(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// §4, §6.2: `convert` copies each external range into the data region, file to file,
+    /// and `to-onnx` gives it back: in one file (the bytes `onnx::write_model` gives for the
+    /// model read whole), or with `external_data` as `<OUT>.data` beside the model, each
+    /// initializer at a multiple of 64, which reads back to the same tensors.
     #[test]
-    fn external_data_copied_beyond_its_files_is_limit_exceeded() {
-        let tmp = dir("budget");
+    fn external_data_converts_and_comes_back() {
+        let tmp = dir("round-trip");
         let d = tmp.path();
-        std::fs::write(d.join("w.bin"), [1u8; 32]).unwrap();
-        let mut budget = ExternalBudget::default();
-        let folder = Beneath::open(d).unwrap();
-        for offset in [0, 16] {
-            read_external(&folder, &r("w.bin", offset, Some(16), 16), &mut budget, &mut |_| {}).unwrap();
-        }
-        let e = read_external(&folder, &r("w.bin", 0, Some(16), 16), &mut budget, &mut |_| {}).unwrap_err();
-        assert_eq!(e.0, ErrorKind::LimitExceeded);
-        // Through a conversion: two tensors naming all of one file.
-        let input = onnx_with_external_tensors(d, 8, &["w", "v"]);
-        match convert(&input, &d.join("m.onemodel"), false) {
-            Err(Failure::Rejected(r)) => assert_eq!(r.kind, "LimitExceeded"),
+        let n = 1000;
+        let input = onnx_with_external(d, n, &[("w", Some(64)), ("v", Some(4096))], 8200);
+        let out = d.join("m.onemodel");
+        convert(&input, &out, &Options::default()).unwrap();
+        let source: Vec<u8> = (0..8200).map(|i| (i % 251) as u8).collect();
+        assert_eq!(initializers(&out), [&source[64..4064], &source[4096..8096]]);
+        let one = d.join("one.onnx");
+        to_onnx(&out, &one, &Options::default()).unwrap();
+        let whole = std::fs::read(&out).unwrap();
+        let expected = onnx::write_model(&onemodel::read(&whole, limits()).unwrap()).unwrap();
+        assert_eq!(std::fs::read(&one).unwrap(), expected);
+        assert!(!d.join("one.onnx.data").exists());
+        let external = Options {
+            external_data: true,
+            ..Options::default()
+        };
+        let two = d.join("two.onnx");
+        to_onnx(&out, &two, &external).unwrap();
+        let data = std::fs::read(d.join("two.onnx.data")).unwrap();
+        assert_eq!(data.len(), 4032 + 4000);
+        assert_eq!((&data[..4000], &data[4032..]), (&source[64..4064], &source[4096..8096]));
+        assert!(data[4000..4032].iter().all(|&b| b == 0));
+        let back = d.join("back.onemodel");
+        convert(&two, &back, &Options::default()).unwrap();
+        assert_eq!(std::fs::read(&back).unwrap(), whole);
+        // Without overwrite, an existing model is refused before its data file is written.
+        std::fs::remove_file(d.join("two.onnx.data")).unwrap();
+        assert!(
+            matches!(to_onnx(&out, &two, &external), Err(Failure::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists)
+        );
+        assert!(!d.join("two.onnx.data").exists());
+        to_onnx(
+            &out,
+            &two,
+            &Options {
+                overwrite: true,
+                ..external
+            },
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(d.join("two.onnx.data")).unwrap(), data);
+    }
+
+    /// §4: tensors that name one range of an external file are each copied in full, and
+    /// what that adds is capped by `max_shared_data`, before anything is written.
+    #[test]
+    fn external_ranges_named_twice_are_capped_by_max_shared_data() {
+        let tmp = dir("shared");
+        let d = tmp.path();
+        let input = onnx_with_external(d, 8, &[("w", None), ("v", None)], 32);
+        let out = d.join("m.onemodel");
+        convert(&input, &out, &Options::default()).unwrap();
+        let all: Vec<u8> = (0..32).collect();
+        assert_eq!(initializers(&out), [all.clone(), all]);
+        let tight = Options {
+            overwrite: true,
+            limits: Limits {
+                max_shared_data: 31,
+                ..limits()
+            },
+            ..Options::default()
+        };
+        match convert(&input, &out, &tight) {
+            Err(Failure::Rejected(r)) => {
+                assert_eq!((r.kind, r.location.path.as_deref()), ("LimitExceeded", Some("model")))
+            }
             other => panic!("{other:?}"),
         }
-        let input = onnx_with_external_tensors(d, 8, &["w"]);
-        convert(&input, &d.join("one.onemodel"), false).unwrap();
+    }
+
+    /// §2.5 rule 2 through the conversions: a bound below a tensor refuses it, naming the
+    /// option, in the check of the ONNX file, in `convert` and in `to-onnx`.
+    #[test]
+    fn max_tensor_bytes_bounds_check_convert_and_to_onnx() {
+        let tmp = dir("bound");
+        let d = tmp.path();
+        let input = onnx_with_external(d, 16, &[("w", Some(0))], 64);
+        let out = d.join("m.onemodel");
+        convert(&input, &out, &Options::default()).unwrap();
+        let tight = Options {
+            overwrite: true,
+            limits: Limits {
+                max_tensor_bytes: 63,
+                ..limits()
+            },
+            ..Options::default()
+        };
+        let unsupported = |r: Result<(), Failure>| match r {
+            Err(Failure::Rejected(r)) => r.kind == "Unsupported" && r.message.contains("--max-tensor-bytes"),
+            _ => false,
+        };
+        assert!(unsupported(with_onnx(&input, tight.limits, |_, _| ())));
+        assert!(unsupported(convert(&input, &out, &tight)));
+        assert!(unsupported(check_file(&out, tight.limits)));
+        assert!(unsupported(to_onnx(&out, &d.join("m.onnx2"), &tight)));
+        assert!(check_file(&out, limits()).is_ok());
+    }
+
+    /// `<OUT>.data` is named by its file name, which must read back as a location (§6.2).
+    #[test]
+    fn the_data_file_is_named_beside_the_model() {
+        let (path, location) = data_file(Path::new("out/m.onnx")).unwrap();
+        assert_eq!(
+            (path, location.as_str()),
+            (PathBuf::from("out/m.onnx.data"), "m.onnx.data")
+        );
+        for refused in ["out/a\u{1}.onnx", "/", "out/.."] {
+            let e = data_file(Path::new(refused)).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{refused}");
+        }
     }
 
     #[test]
-    fn convert_progress_totals_match_the_copied_and_written_bytes() {
+    fn progress_reports_every_chunk_up_to_the_total() {
         let tmp = dir("progress");
         let d = tmp.path();
         let n = PROGRESS_CHUNK / 4 * 2 + 5;
-        let input = onnx_with_external(d, n);
+        let input = onnx_with_external(d, n, &[("w", None)], n * 4);
         let (out, back) = (d.join("m.onemodel"), d.join("back.onnx"));
         let mut calls = Vec::new();
-        convert_with(&input, &out, false, &mut |p, done, total| calls.push((p, done, total))).unwrap();
-        let external: Vec<_> = calls.iter().filter(|c| c.0 == Phase::External).collect();
-        assert_eq!(
-            external.iter().map(|c| c.1).collect::<Vec<_>>(),
-            [PROGRESS_CHUNK as u64, 2 * PROGRESS_CHUNK as u64, n as u64 * 4]
-        );
+        convert_with(&input, &out, &Options::default(), &mut |done, total| {
+            calls.push((done, total))
+        })
+        .unwrap();
         let size = std::fs::metadata(&out).unwrap().len();
-        let writes: Vec<_> = calls.iter().filter(|c| c.0 == Phase::Write).collect();
-        assert!(writes.iter().all(|c| c.2 == size && c.1 <= size));
-        assert_eq!(writes.first().map(|c| c.1), Some(0));
-        assert_eq!(writes.last().map(|c| c.1), Some(size));
-        assert!(writes.windows(2).all(|w| w[0].1 < w[1].1));
-        let mut last = None;
-        to_onnx_with(&out, &back, false, &mut |p, done, total| last = Some((p, done, total))).unwrap();
-        let size = std::fs::metadata(&back).unwrap().len();
-        assert_eq!(last, Some((Phase::Write, size, size)));
+        assert!(calls.iter().all(|c| c.1 == size && c.0 <= size));
+        assert_eq!(calls.first().map(|c| c.0), Some(0));
+        assert_eq!(calls.last().map(|c| c.0), Some(size));
+        assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert!(calls.len() >= 3);
+        let external = Options {
+            external_data: true,
+            ..Options::default()
+        };
+        let mut calls = Vec::new();
+        to_onnx_with(&out, &back, &external, &mut |done, total| calls.push((done, total))).unwrap();
+        let size = std::fs::metadata(&back).unwrap().len() + std::fs::metadata(d.join("back.onnx.data")).unwrap().len();
+        assert_eq!(calls.last(), Some(&(size, size)));
+        assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
     }
 }

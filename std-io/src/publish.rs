@@ -160,8 +160,10 @@ pub enum WriteError {
 }
 
 /// `write_container(manifest, members, destination, overwrite, limits)` (seed 000
-/// "Container functions"): the core writer, whose output is re-validated through the reader,
-/// then publication at `destination` when one is given (§11.2). Returns the bytes.
+/// "Container functions"): a `model.onnx` member parsed as the validating load parses it
+/// (`spec/mlbundle.md` §12.2: self-contained, refused before anything is written), the core
+/// writer, whose output is re-validated through the reader, then publication at
+/// `destination` when one is given (§11.2). Returns the bytes.
 pub fn write_mlbundle(
     manifest: &modelgate_core::mlbundle::Manifest,
     members: &std::collections::BTreeMap<modelgate_core::mlbundle::MemberName, Vec<u8>>,
@@ -169,6 +171,9 @@ pub fn write_mlbundle(
     overwrite: bool,
     limits: &modelgate_core::mlbundle::ArchiveLimits,
 ) -> Result<Vec<u8>, WriteError> {
+    if let Some(model) = members.get(&modelgate_core::mlbundle::MemberName::ModelOnnx) {
+        modelgate_core::mlbundle::check_model_onnx(model).map_err(WriteError::Rejected)?;
+    }
     let bytes = modelgate_core::mlbundle::write_container(manifest, members, limits).map_err(WriteError::Rejected)?;
     if let Some(dest) = destination {
         publish_bytes(dest, &bytes, overwrite).map_err(WriteError::Io)?;

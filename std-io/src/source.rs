@@ -146,11 +146,13 @@ pub fn read_container<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<
     }
 }
 
-/// The validation of [`read_container`] without keeping the container, as `modelgate check`
-/// runs it: no stored member is ever copied (`spec/mlbundle.md` §4.2).
+/// The validation of [`read_container`] and the model step of the validating load
+/// (`mlbundle::check_models`, `spec/mlbundle.md` §12.2) without keeping the container, as
+/// `modelgate check` runs them: no stored member is ever copied (§4.2).
 pub fn check_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<(), ReadError> {
     let bytes = load_bundle(source, limits)?;
-    read_loaded(&bytes, limits).map(drop)
+    let container = read_loaded(&bytes, limits)?;
+    mlbundle::check_models(&container).map_err(ReadError::Rejected)
 }
 
 /// The validation of [`read_container`] over loaded bytes, the JSON members' duplicate
@@ -161,10 +163,12 @@ fn read_loaded<'a>(bytes: &'a [u8], limits: &ArchiveLimits) -> Result<Container<
 }
 
 /// `inspect(source, limits)`: the bounded source, then the validation of
-/// [`read_container`] and the metadata view of `modelgate_core::mlbundle::inspect`.
+/// [`check_container`] and the metadata view of `modelgate_core::mlbundle::inspect`.
 pub fn inspect(source: Source<'_>, limits: &ArchiveLimits) -> Result<MetadataView, ReadError> {
     let bytes = load_bundle(source, limits)?;
-    read_loaded(&bytes, limits).map(MetadataView::from)
+    let container = read_loaded(&bytes, limits)?;
+    mlbundle::check_models(&container).map_err(ReadError::Rejected)?;
+    Ok(MetadataView::from(container))
 }
 
 #[cfg(test)]

@@ -163,7 +163,9 @@ fn model_loading_refuses_a_fifo() {
     }
     // `modelgate check`'s read of the header and manifest alone refuses it the same way.
     let p = path.clone();
-    match promptly(&path, move || modelgate_io::onemodel::check_file(&p)) {
+    match promptly(&path, move || {
+        modelgate_io::onemodel::check_file(&p, modelgate_io::onemodel::limits())
+    }) {
         Err(modelgate_io::onemodel::Failure::Io(e)) => assert_not_regular(&e),
         other => panic!("expected the not-a-regular-file I/O error, got {other:?}"),
     }
@@ -178,7 +180,7 @@ fn model_loading_refuses_a_device() {
     for mode in [Mode::Auto, Mode::Read] {
         assert_not_regular(&mmap::load_with(zero, 1 << 20, mode).unwrap_err());
     }
-    match modelgate_io::onemodel::check_file(zero) {
+    match modelgate_io::onemodel::check_file(zero, modelgate_io::onemodel::limits()) {
         Err(modelgate_io::onemodel::Failure::Io(e)) => assert_not_regular(&e),
         other => panic!("expected the not-a-regular-file I/O error, got {other:?}"),
     }

@@ -6,7 +6,8 @@
 //!   default) or a fraction such as `1/16` for a quick run.
 //! - `--cases A,B` / `MODELGATE_BENCH_CASES`: run only cases whose key contains one of
 //!   these (`mlbundle-deflated`, `mlbundle-stored`, `json-validate`, `json-value`,
-//!   `onemodel`, `onnx`, `mpk`, `mvb-export`, `mvb-import`, `hostile`, `bombs`).
+//!   `onemodel`, `onnx`, `onnx-external`, `mpk`, `mvb-export`, `mvb-import`, `hostile`,
+//!   `bombs`).
 //! - `--reps N` / `MODELGATE_BENCH_REPS`: runs per implementation, alternating (default 5).
 //!
 //! Payloads are written to `target/bench-data/` (or `MODELGATE_BENCH_DATA`) and reused
@@ -163,6 +164,13 @@ fn disk_cases(b: &mut Bench) {
         let onnx = models::onnx_file(&b.dir, b.sized(256 * MIB));
         b.file("onnx", &onnx);
         b.run(cases::disk::onnx_convert(&onnx, &b.work));
+    }
+    if b.wanted("onnx-external") {
+        let folder = models::onnx_external_folder(&b.dir, b.sized(4096 * MIB));
+        b.file("onnx_external", &folder.join("model.onnx"));
+        for case in cases::disk::onnx_external(&folder, &b.work) {
+            b.run(case);
+        }
     }
     if b.wanted("mpk") {
         let package = mpk::package(&b.dir, usize::try_from(b.sized(300 * MIB)).unwrap_or(0));

@@ -1,6 +1,7 @@
 //! Model fixtures: a transformer-shaped model (embedding, attention and MLP float32
 //! weights, optional sparse initializers) written as ONNX protobuf by `onnx::write_model`,
-//! as OneModel by `onemodel::write`, and the same dense tensors as safetensors.
+//! as OneModel by `onemodel::write`, and the same dense tensors as safetensors; and the
+//! same dense model as ONNX with external data, written tensor by tensor.
 
 use crate::data::{cached, write};
 use crate::measure::fail;
@@ -82,9 +83,69 @@ fn tensor(name: String, dtype: u8, dims: Vec<u64>, data: Vec<u8>) -> Tensor<'sta
     }
 }
 
-fn dense(name: String, dims: Vec<u64>, seed: u64) -> Tensor<'static> {
+/// Makes a dense tensor's data from its byte length and seed: its bytes, or where they
+/// will be.
+type DenseData<'f> = dyn FnMut(u64, u64) -> TensorData<'static> + 'f;
+
+fn dense(name: String, dims: Vec<u64>, seed: u64, data: &mut DenseData<'_>) -> Tensor<'static> {
     let bytes = dims.iter().product::<u64>() * 4;
-    tensor(name, FLOAT, dims, weights(usize::try_from(bytes).unwrap_or(0), seed))
+    Tensor {
+        name: name.into(),
+        dtype: FLOAT,
+        dims,
+        data: data(bytes, seed),
+        ..Tensor::default()
+    }
+}
+
+/// Dense weights in memory.
+fn in_memory(bytes: u64, seed: u64) -> TensorData<'static> {
+    TensorData::Raw(Cow::Owned(weights(usize::try_from(bytes).unwrap_or(0), seed)))
+}
+
+/// The external-data fixture (`spec/onemodel.md` §6.3): `model.onnx` naming
+/// `model.onnx.data`, `total` bytes of the dense weights of [`onemodel_file`]'s model
+/// (every initializer of at least 1024 bytes goes there), in a folder of its own; the
+/// weights are generated one tensor at a time, straight into the data file.
+pub fn onnx_external_folder(dir: &Path, total: u64) -> PathBuf {
+    use std::io::Write;
+    cached(
+        &dir.join("external"),
+        &format!("total={total} d={D} external"),
+        |folder| {
+            // Each tensor is a range of a file that does not exist yet: the data file, laid
+            // out by the ONNX writer and written here tensor by tensor.
+            let mut seeds = std::collections::BTreeMap::new();
+            let mut next = 0u64;
+            let m = model_with(total, D, false, &mut |bytes, seed| {
+                seeds.insert(next, seed);
+                let range = onemodel::FileRange {
+                    file: 0,
+                    offset: next,
+                    length: bytes,
+                };
+                next += bytes.div_ceil(64) * 64;
+                TensorData::File(range)
+            });
+            let written = onnx::write_parts(&m, onnx::Data::External("model.onnx.data"), onemodel::Limits::DEFAULT)
+                .unwrap_or_else(|e| fail(&format!("onnx::write_parts: {e:?}")));
+            let proto = written
+                .model
+                .into_vec()
+                .unwrap_or_else(|e| fail(&format!("model.onnx: {e:?}")));
+            write(&folder.join("model.onnx"), &proto);
+            let path = folder.join("model.onnx.data");
+            let mut f = std::fs::File::create(&path).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
+            for piece in written.data.pieces() {
+                let bytes = match piece {
+                    onemodel::Piece::Bytes(b) => b.to_vec(),
+                    onemodel::Piece::File(r) => weights(usize::try_from(r.length).unwrap_or(0), seeds[&r.offset]),
+                };
+                f.write_all(&bytes)
+                    .unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
+            }
+        },
+    )
 }
 
 fn typed(name: &str, elem_type: u8, dims: &[u64]) -> TypedName {
@@ -121,6 +182,11 @@ fn node(name: String, op: &str, inputs: &[&str], output: &str) -> Node<'static> 
 /// Layers of 4 attention matrices d×d and two MLP matrices d×4d, then an embedding that
 /// takes the rest of `total`.
 fn model(total: u64, d: u64, with_sparse: bool) -> Model<'static> {
+    model_with(total, d, with_sparse, &mut in_memory)
+}
+
+/// [`model`] with the dense weights' data made by `data`.
+fn model_with(total: u64, d: u64, with_sparse: bool, data: &mut DenseData<'_>) -> Model<'static> {
     let per_layer = 12 * d * d * 4;
     let layers = total / per_layer;
     let rows = ((total - layers * per_layer) / (4 * d)).max(1);
@@ -130,10 +196,10 @@ fn model(total: u64, d: u64, with_sparse: bool) -> Model<'static> {
         outputs: vec![typed("y", FLOAT, &[1, d])],
         ..Graph::default()
     };
-    g.initializers.push(dense("embed".into(), vec![rows, d], 100));
+    g.initializers.push(dense("embed".into(), vec![rows, d], 100, data));
     g.nodes.push(node("embed".into(), "Gather", &["embed", "ids"], "x0"));
     for l in 0..layers {
-        layer(&mut g, l, d, with_sparse);
+        layer(&mut g, l, d, with_sparse, data);
     }
     g.nodes
         .push(node("out".into(), "Identity", &[&format!("x{layers}")], "y"));
@@ -149,13 +215,13 @@ fn model(total: u64, d: u64, with_sparse: bool) -> Model<'static> {
     }
 }
 
-fn layer(g: &mut Graph<'static>, l: u64, d: u64, with_sparse: bool) {
+fn layer(g: &mut Graph<'static>, l: u64, d: u64, with_sparse: bool, data: &mut DenseData<'_>) {
     let w = |s: &str| format!("l{l}.{s}");
     for (i, s) in ["q", "k", "v", "o"].iter().enumerate() {
-        g.initializers.push(dense(w(s), vec![d, d], l * 16 + i as u64));
+        g.initializers.push(dense(w(s), vec![d, d], l * 16 + i as u64, data));
     }
-    g.initializers.push(dense(w("up"), vec![d, 4 * d], l * 16 + 8));
-    g.initializers.push(dense(w("down"), vec![4 * d, d], l * 16 + 9));
+    g.initializers.push(dense(w("up"), vec![d, 4 * d], l * 16 + 8, data));
+    g.initializers.push(dense(w("down"), vec![4 * d, d], l * 16 + 9, data));
     if with_sparse {
         let nnz = d * d / 100;
         let (values, indices) = sparse(d * d, nnz, l * 16 + 10);
@@ -190,7 +256,7 @@ fn safetensors_of(m: &Model<'_>) -> Vec<u8> {
     for t in &m.graph.initializers {
         let len = match &t.data {
             TensorData::Raw(b) => b.len(),
-            TensorData::Strings(_) => 0,
+            TensorData::Strings(_) | TensorData::File(_) => 0,
         };
         let dims: Vec<String> = t.dims.iter().map(u64::to_string).collect();
         entries.push(format!(

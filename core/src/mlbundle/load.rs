@@ -1,6 +1,7 @@
 //! The validating load (`spec/mlbundle.md` §12.2): the container validation of
 //! [`read_container`], then, for a `model.onnx` member, a full parse by the ONNX reader
-//! (`spec/onemodel.md` §6). Native formats (`model.skops`, `model.ubj`, `model.cbm`) are
+//! (`spec/onemodel.md` §6), which `modelgate check` and `mlbundle pack` run too
+//! ([`check_model_onnx`]). Native formats (`model.skops`, `model.ubj`, `model.cbm`) are
 //! not parsed here: their model-derived claims are not attested.
 
 use super::error::{Error, ErrorKind};
@@ -8,6 +9,7 @@ use super::limits::ArchiveLimits;
 use super::names::MemberName;
 use super::read::{Container, read_container};
 use crate::Location;
+use crate::onemodel::ErrorKind as OnnxKind;
 use alloc::format;
 
 /// A bundle after the validating load.
@@ -21,19 +23,10 @@ pub struct Loaded<'a> {
 }
 
 /// Validates the bundle in `data` (§2–§8) and parses a `model.onnx` member with the ONNX
-/// reader: it must be a self-contained model (external tensor data is unsupported). A model
-/// the reader rejects is `InvalidContainer` located in `model.onnx` at the reader's offset.
+/// reader ([`check_model_onnx`]).
 pub fn load_container<'a>(data: &'a [u8], limits: &ArchiveLimits) -> Result<Loaded<'a>, Error> {
     let container = read_container(data, limits)?;
-    if let Some(bytes) = container.members.get(&MemberName::ModelOnnx) {
-        crate::onnx::to_model(bytes).map_err(|e| {
-            let mut at = Location::NONE.in_member(MemberName::ModelOnnx.as_str());
-            at.offset = e.offset;
-            at.path = e.path.clone();
-            let msg = format!("model.onnx is not a self-contained ONNX model: {}", e.message);
-            Error::new(ErrorKind::InvalidContainer, msg, at)
-        })?;
-    }
+    check_models(&container)?;
     let models_attested = container
         .members
         .keys()
@@ -41,5 +34,34 @@ pub fn load_container<'a>(data: &'a [u8], limits: &ArchiveLimits) -> Result<Load
     Ok(Loaded {
         container,
         models_attested,
+    })
+}
+
+/// The model step of the validating load (§12.2) over a container that passed §2–§8: its
+/// `model.onnx` member, if any, through [`check_model_onnx`].
+pub fn check_models(container: &Container<'_>) -> Result<(), Error> {
+    match container.members.get(&MemberName::ModelOnnx) {
+        Some(bytes) => check_model_onnx(bytes),
+        None => Ok(()),
+    }
+}
+
+/// Parses `model.onnx` bytes with the ONNX reader under the default limits, names resolved
+/// (§12.2): the model must be self-contained, external tensor data being unsupported (seed
+/// 000). A model the reader rejects for one of its limits (nesting, element count, tensor
+/// size that the platform cannot address) is `LimitExceeded`, any other rejection
+/// (protobuf, mapping, names, external data) `InvalidContainer`; both are located in
+/// `model.onnx`, with the reader's path and offset.
+pub fn check_model_onnx(bytes: &[u8]) -> Result<(), Error> {
+    crate::onnx::to_model(bytes).map(drop).map_err(|e| {
+        let mut at = Location::NONE.in_member(MemberName::ModelOnnx.as_str());
+        at.offset = e.offset;
+        at.path = e.path.clone();
+        let kind = match e.kind {
+            OnnxKind::LimitExceeded => ErrorKind::LimitExceeded,
+            _ => ErrorKind::InvalidContainer,
+        };
+        let msg = format!("model.onnx is not a self-contained ONNX model: {}", e.message);
+        Error::new(kind, msg, at)
     })
 }

@@ -37,7 +37,7 @@ pub mod write;
 pub use error::{Error, ErrorKind};
 pub use inspect::{MetadataView, inspect};
 pub use limits::{ArchiveLimits, Limit, LimitConfigError};
-pub use load::{Loaded, load_container};
+pub use load::{Loaded, check_model_onnx, check_models, load_container};
 pub use manifest::{IntegrityRecord, Manifest, Recipe};
 pub use names::MemberName;
 pub use read::{Container, Listing, read_container, read_container_with};

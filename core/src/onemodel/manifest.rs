@@ -1,8 +1,8 @@
 //! The manifest reader (`spec/onemodel.md` §1.2, §2): typed reads through [`Cursor`]
 //! over the manifest's tape ([`Tape`]: the strict parser's tokens in one vector), one
 //! function per table, members in table order. Every failure is one of the four kinds with
-//! its manifest path and file offset. Tensor `data` becomes a view into the caller's bytes
-//! (§2.5); nothing is copied.
+//! its manifest path and file offset. Tensor `data` becomes a view into the caller's bytes,
+//! or a range of the file when only its head is read (§2.5, §5); nothing is copied.
 
 use super::base64;
 use super::error::{Error, ErrorKind};
@@ -104,6 +104,8 @@ pub(crate) struct Reader<'a> {
     pub data: Region<'a>,
     /// Most graphs and types open at once (§3.2; 64 by default).
     pub max_nesting: usize,
+    /// Largest tensor in bytes (§2.5 rule 2; 2^31 − 1 by default).
+    pub max_tensor_bytes: u64,
 }
 
 fn fe(e: crate::json::FieldError) -> Error {
@@ -441,11 +443,7 @@ impl<'a> Reader<'a> {
                         "strings on a tensor that is not of dtype 8",
                     ));
                 }
-                TensorData::Raw(Cow::Borrowed(self.data_range(
-                    &data_f.req().map_err(fe)?,
-                    bits,
-                    count,
-                )?))
+                self.data_range(&data_f.req().map_err(fe)?, bits, count)?
             }
             None => {
                 if let Some(d) = data_c {
@@ -472,19 +470,20 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// A tensor's `data` (§2.5 rules 1–5), as a view of the data region.
-    fn data_range(&self, c: &Cursor<'_, '_>, bits: u64, count: u64) -> R<&'a [u8]> {
+    /// A tensor's `data` (§2.5 rules 1–5), as a view of the data region or its range of
+    /// the file.
+    fn data_range(&self, c: &Cursor<'_, '_>, bits: u64, count: u64) -> R<TensorData<'a>> {
         let [offset, length] = c.fields(DATA).map_err(fe)?;
         let off_c = offset.req().map_err(fe)?;
         let len_c = length.req().map_err(fe)?;
         let offset = u63(&off_c)?;
         let length = u63(&len_c)?;
-        match tensor::check_range(bits, count, offset, length, self.data.length()) {
+        match tensor::check_range(bits, count, offset, length, self.data.length(), self.max_tensor_bytes) {
             Ok(r) => self
                 .data
-                .view(r)
+                .tensor(r)
                 .ok_or_else(|| rule(&off_c, ErrorKind::OutOfRange, "tensor range outside the data region")),
-            Err(RangeError::TooLarge) => Err(rule(c, ErrorKind::Unsupported, "tensor larger than 2^31 - 1 bytes")),
+            Err(RangeError::Size(e)) => Err(rule(c, e.kind(), e.message())),
             Err(RangeError::Length) => Err(rule(
                 &len_c,
                 ErrorKind::OutOfRange,

@@ -5,12 +5,14 @@
 //! - `manifest` (private): the manifest tables (§2), read from the strict parser's tape.
 //! - [`tensor`]: dtype table, element counts, ranges (§2.5).
 //! - [`names`]: name resolution and stable dependency order (§3.1).
-//! - [`writer`]: the deterministic writer (§4).
+//! - [`writer`]: the deterministic writer (§4); [`layout`]: a written file as pieces, its
+//!   tensors' bytes where they are (in memory or in a file), for writers of large files.
 //! - [`model`]: the in-memory model; [`error`]: the four failure kinds (§3.2).
 
 pub mod base64;
 pub mod error;
 pub mod header;
+pub mod layout;
 mod manifest;
 pub mod model;
 pub mod names;
@@ -21,6 +23,7 @@ pub mod writer;
 
 pub use error::{Error, ErrorKind};
 pub use header::{Header, MAGIC};
+pub use layout::{Layout, Piece};
 pub use model::*;
 use region::Region;
 pub use writer::write;
@@ -28,9 +31,10 @@ pub use writer::write;
 use crate::json;
 
 /// Reader and writer limits (`spec/onemodel.md` §1.2, §3.2, §4), and the key of the
-/// manifest's duplicate-name table: what every read and write of this module takes. The
-/// writer applies each reader limit to its output, so it never writes a file the reader with
-/// the same limits rejects; `max_shared_data` is the writer's alone, `hash_key` the reader's.
+/// manifest's duplicate-name table: what every read and write of this module and of
+/// [`crate::onnx`] takes. The writer applies each reader limit to its output, so it never
+/// writes a file the reader with the same limits rejects; `max_shared_data` is the writers'
+/// alone, `hash_key` the manifest reader's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Largest manifest in bytes (default 512 MiB, capped by `spec/json.md` §6).
@@ -39,10 +43,17 @@ pub struct Limits {
     pub max_json_depth: usize,
     /// Most graphs and types open at once (default 64).
     pub max_nesting: usize,
-    /// Most bytes the writer may add by writing in full each tensor that shares bytes with
-    /// another (§1.3, §4): its tensor bytes less the memory they occupy, each byte counted
-    /// once (default 2^31 − 1, one more copy of the largest tensor, §2.5). The reader does
-    /// not use it; the writer's output shares no bytes.
+    /// Largest tensor in bytes (§2.5 rule 2; default 2^31 − 1, the largest seed 002's C#
+    /// library reads). A caller may raise it up to 2^63 − 1 (a larger value acts as
+    /// 2^63 − 1): a tensor over it is Unsupported, in the OneModel and ONNX readers and
+    /// the writers alike. A tensor this platform cannot address (over `usize::MAX`) is
+    /// LimitExceeded whatever the bound.
+    pub max_tensor_bytes: u64,
+    /// Most bytes the writers (OneModel and ONNX) may add by writing in full each tensor
+    /// that shares bytes with another (§1.3, §4, §6.3): its tensor bytes less the bytes
+    /// they occupy in memory and in files, each byte counted once (default 2^31 − 1, one
+    /// more copy of the largest tensor, §2.5). The readers do not use it; the OneModel
+    /// writer's output shares no bytes.
     pub max_shared_data: u64,
     /// The key of the manifest's duplicate-name table (`spec/json.md` §5): not a limit,
     /// carried here because every read takes its limits. [`json::DEFAULT_HASH_KEY`] unless
@@ -51,13 +62,14 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// 512 MiB manifest, JSON depth 1024, nesting 64, 2^31 − 1 bytes added by sharing, the
-    /// default hash key.
+    /// 512 MiB manifest, JSON depth 1024, nesting 64, tensors of 2^31 − 1 bytes, 2^31 − 1
+    /// bytes added by sharing, the default hash key.
     pub const DEFAULT: Limits = Limits {
         max_manifest: 512 * 1024 * 1024,
         max_json_depth: 1024,
         max_nesting: 64,
-        max_shared_data: tensor::MAX_TENSOR_BYTES,
+        max_tensor_bytes: tensor::DEFAULT_MAX_TENSOR_BYTES,
+        max_shared_data: tensor::DEFAULT_MAX_TENSOR_BYTES,
         hash_key: json::DEFAULT_HASH_KEY,
     };
 }
@@ -85,7 +97,7 @@ pub fn read(file: &[u8], limits: Limits) -> Result<Model<'_>, Error> {
     Parts::of(file, limits)?.read(limits)
 }
 
-/// How many of a file's first bytes [`check_head`] needs: those before its data region
+/// How many of a file's first bytes [`read_head`] needs: those before its data region
 /// (§1.1 `data_offset`). `first` is the file's first 64 bytes (all of it when it is
 /// shorter) and `file_length` its real length; the header's checks 1–10 run on them first,
 /// so a file they reject is rejected as [`read`] rejects it, before more is read.
@@ -93,13 +105,20 @@ pub fn head_length(first: &[u8], file_length: u64, limits: Limits) -> Result<u64
     header::fields(first, file_length, max_manifest(limits)).map(|h| h.data_offset)
 }
 
-/// [`read`]'s verdict on a file of `file_length` bytes, from its first bytes alone, as
-/// `modelgate check` reads a file (§5): `head` holds at least the first [`head_length`]
-/// bytes (the header, the manifest and its padding). The data region is not given: every
-/// tensor range is checked against its length (§2.5 rules 1–5), which is all the tensor
-/// rules look at, so the verdict, and any failure with its location, is `read`'s.
+/// Reads a file of `file_length` bytes from its first bytes alone, as `modelgate check`
+/// and `to-onnx` read a file (§5): `head` holds at least the first [`head_length`] bytes
+/// (the header, the manifest and its padding). The data region is not given: every tensor
+/// range is checked against its length (§2.5 rules 1–5), which is all the tensor rules
+/// look at, so the verdict, and any failure with its location, is [`read`]'s. Each tensor
+/// with `data` is its range of the file ([`TensorData::File`], file 0, offsets from the
+/// start of the file), for a caller that copies tensors without loading them.
+pub fn read_head(head: &[u8], file_length: u64, limits: Limits) -> Result<Model<'_>, Error> {
+    Parts::within(head, file_length, limits)?.read(limits)
+}
+
+/// [`read`]'s verdict on a file from its first bytes alone: [`read_head`] without the model.
 pub fn check_head(head: &[u8], file_length: u64, limits: Limits) -> Result<(), Error> {
-    Parts::within(head, file_length, limits)?.read(limits).map(drop)
+    read_head(head, file_length, limits).map(drop)
 }
 
 /// A header value as an index: one the header checks placed inside the bytes, or past any.
@@ -134,12 +153,16 @@ impl<'a> Parts<'a> {
         Self::with(file, &h, Region::Bytes(data), limits)
     }
 
-    /// The parts of a file of `file_length` bytes from its `head` ([`check_head`]): the
-    /// same header checks in the same order (§1.1), the data region by its length.
+    /// The parts of a file of `file_length` bytes from its `head` ([`read_head`]): the
+    /// same header checks in the same order (§1.1), the data region by its place in the file.
     fn within(head: &'a [u8], file_length: u64, limits: Limits) -> Result<Self, Error> {
         let h = header::fields(head, file_length, max_manifest(limits))?;
         header::padding(head, &h)?;
-        Self::with(head, &h, Region::Length(h.data_length), limits)
+        let data = Region::File {
+            offset: h.data_offset,
+            length: h.data_length,
+        };
+        Self::with(head, &h, data, limits)
     }
 
     /// The parts from a header that passed its checks: the manifest out of `head`, beside
@@ -169,6 +192,7 @@ impl<'a> Parts<'a> {
             text: tape.text(),
             data: self.data,
             max_nesting: limits.max_nesting,
+            max_tensor_bytes: limits.max_tensor_bytes,
         };
         let root = tape.root();
         let mut model = reader.model(&manifest::Cursor::at(root, &[]))?;

@@ -221,6 +221,35 @@ pub enum TensorData<'a> {
     Raw(Cow<'a, [u8]>),
     /// dtype 8: one byte string per element.
     Strings(Vec<Vec<u8>>),
+    /// Fixed-size elements in `raw_data` layout that stay in a file the caller holds: the
+    /// data region of a OneModel file read from its head (`read_head`, §5), or an ONNX
+    /// tensor's external data (§6.2). Nothing reads them; the writers lay them out
+    /// (`writer::layout`, `onnx::write_parts`) and the caller copies them.
+    File(FileRange),
+}
+
+/// Tensor bytes in a file: `length` bytes at `offset` of the caller's file number `file`
+/// (0 for the file a OneModel head was read from; for ONNX external data, the number the
+/// resolver gave).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRange {
+    /// Which file: the reader's caller numbers them.
+    pub file: usize,
+    /// The first byte's offset in the file.
+    pub offset: u64,
+    /// How many bytes.
+    pub length: u64,
+}
+
+impl TensorData<'_> {
+    /// The byte length of fixed-size elements (`Raw` or `File`); `None` for strings.
+    pub fn byte_length(&self) -> Option<u64> {
+        match self {
+            TensorData::Raw(b) => Some(u64::try_from(b.len()).unwrap_or(u64::MAX)),
+            TensorData::File(r) => Some(r.length),
+            TensorData::Strings(_) => None,
+        }
+    }
 }
 
 impl Default for TensorData<'_> {

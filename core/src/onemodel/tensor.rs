@@ -1,6 +1,7 @@
 //! Tensor element types and byte ranges (`spec/onemodel.md` §2.5): the dtype table, the
-//! element count bound (2^60), the 2^31 − 1 byte limit, and the range and alignment checks
-//! of a tensor's `data` against the data region. Views, never copies.
+//! element count bound (2^60), the size bound (`Limits::max_tensor_bytes`, 2^31 − 1 by
+//! default, and what the platform can address), and the range and alignment checks of a
+//! tensor's `data` against the data region. Views, never copies.
 
 use super::error::ErrorKind;
 use super::header::ALIGN;
@@ -9,8 +10,12 @@ use super::header::ALIGN;
 pub const STRING: u8 = 8;
 /// Element counts must stay below this (§2.5, §3.2).
 pub const MAX_ELEMENTS: u64 = 1 << 60;
-/// Largest tensor this library supports, in bytes (§2.5).
-pub const MAX_TENSOR_BYTES: u64 = (1 << 31) - 1;
+/// The default of `Limits::max_tensor_bytes` (§2.5): the largest tensor seed 002's C#
+/// library reads, so that files written under the default stay readable there.
+pub const DEFAULT_MAX_TENSOR_BYTES: u64 = (1 << 31) - 1;
+/// Largest `max_tensor_bytes` that means anything: a tensor's `length` is at most 2^63 − 1
+/// (§2.5 rule 1); a larger bound acts as this one.
+pub const MAX_TENSOR_BYTES_BOUND: u64 = i64::MAX as u64;
 
 /// Bits per element of dtype `code` (§2.5 table); `None` for 0, 8 (string) and unknown codes.
 pub fn bits(code: u8) -> Option<u64> {
@@ -25,6 +30,42 @@ pub fn bits(code: u8) -> Option<u64> {
         27 | 28 => Some(6),
         _ => None,
     }
+}
+
+/// The ONNX name of dtype `code` in lower case (`TensorProto.DataType`: 1 `float`, 7
+/// `int64`, 8 `string`, …); `None` for 0 and unknown codes.
+pub fn dtype_name(code: u8) -> Option<&'static str> {
+    const NAMES: [&str; 28] = [
+        "float",
+        "uint8",
+        "int8",
+        "uint16",
+        "int16",
+        "int32",
+        "int64",
+        "string",
+        "bool",
+        "float16",
+        "double",
+        "uint32",
+        "uint64",
+        "complex64",
+        "complex128",
+        "bfloat16",
+        "float8e4m3fn",
+        "float8e4m3fnuz",
+        "float8e5m2",
+        "float8e5m2fnuz",
+        "uint4",
+        "int4",
+        "float4e2m1",
+        "float8e8m0",
+        "uint2",
+        "int2",
+        "float6e2m3",
+        "float6e3m2",
+    ];
+    NAMES.get(usize::from(code).checked_sub(1)?).copied()
 }
 
 /// True for a dtype a tensor may have: a fixed-size code or 8 (string).
@@ -54,11 +95,60 @@ pub fn byte_length(count: u64, bits: u64) -> u128 {
     (u128::from(count) * u128::from(bits)).div_ceil(8)
 }
 
+/// Why a tensor's size is refused (§2.5 rules 2 and 2a): over the reader's bound, or over
+/// what this platform can address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeError {
+    /// Rule 2: the byte length is over `max_tensor_bytes` (Unsupported).
+    TooLarge,
+    /// Rule 2a: the byte length does not fit a `usize` (LimitExceeded; 32-bit targets).
+    Unaddressable,
+}
+
+impl SizeError {
+    /// The kind §2.5 gives the failure.
+    pub fn kind(self) -> ErrorKind {
+        match self {
+            SizeError::TooLarge => ErrorKind::Unsupported,
+            SizeError::Unaddressable => ErrorKind::LimitExceeded,
+        }
+    }
+
+    /// The failure's message; rule 2's names the option that raises the bound.
+    pub fn message(self) -> &'static str {
+        match self {
+            SizeError::TooLarge => {
+                "tensor larger than max_tensor_bytes (by default 2^31 - 1; set it with --max-tensor-bytes)"
+            }
+            SizeError::Unaddressable => "tensor larger than this platform can address",
+        }
+    }
+}
+
+/// The byte length of `count` elements of `bits` bits (§2.5): Unsupported over
+/// `max_bytes` (rule 2; a bound above 2^63 − 1 acts as 2^63 − 1), LimitExceeded over
+/// `usize::MAX` (rule 2a), so a length is never truncated where `usize` has 32 bits.
+pub fn size(count: u64, bits: u64, max_bytes: u64) -> Result<u64, SizeError> {
+    size_within(count, bits, max_bytes, u64::try_from(usize::MAX).unwrap_or(u64::MAX))
+}
+
+/// [`size`] on a platform that addresses `addressable` bytes at most.
+fn size_within(count: u64, bits: u64, max_bytes: u64, addressable: u64) -> Result<u64, SizeError> {
+    let expected = byte_length(count, bits);
+    if expected > u128::from(max_bytes.min(MAX_TENSOR_BYTES_BOUND)) {
+        return Err(SizeError::TooLarge);
+    }
+    if expected > u128::from(addressable) {
+        return Err(SizeError::Unaddressable);
+    }
+    u64::try_from(expected).map_err(|_| SizeError::TooLarge)
+}
+
 /// Which rule of §2.5's `data` list a range breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RangeError {
-    /// Rule 2: the expected length is over 2^31 − 1 bytes (Unsupported).
-    TooLarge,
+    /// Rules 2 and 2a: the expected length is over `max_tensor_bytes` or unaddressable.
+    Size(SizeError),
     /// Rule 3: `length` differs from ceil(count × bits / 8) (OutOfRange).
     Length,
     /// Rule 4: a non-empty tensor's `offset` is not a multiple of 64 (OutOfRange).
@@ -68,20 +158,18 @@ pub enum RangeError {
 }
 
 /// Checks a tensor's `data` (offset and length, both ≤ 2^63 − 1) against its dtype bits,
-/// element count and the data region length (§2.5 rules 2–5, in order), returning the
-/// range within the data region.
+/// element count, the size bound `max_bytes` and the data region length (§2.5 rules 2–5,
+/// in order), returning the range within the data region.
 pub fn check_range(
     bits: u64,
     count: u64,
     offset: u64,
     length: u64,
     data_length: u64,
+    max_bytes: u64,
 ) -> Result<core::ops::Range<u64>, RangeError> {
-    let expected = byte_length(count, bits);
-    if expected > u128::from(MAX_TENSOR_BYTES) {
-        return Err(RangeError::TooLarge);
-    }
-    if u128::from(length) != expected {
+    let expected = size(count, bits, max_bytes).map_err(RangeError::Size)?;
+    if length != expected {
         return Err(RangeError::Length);
     }
     if length > 0 && !offset.is_multiple_of(ALIGN) {
@@ -135,6 +223,18 @@ mod tests {
             assert_eq!(bits(code), None, "dtype {code}");
         }
         assert!(is_tensor_dtype(8) && !is_tensor_dtype(0));
+        let named: [(u8, &str); 5] = [
+            (1, "float"),
+            (8, "string"),
+            (16, "bfloat16"),
+            (24, "float8e8m0"),
+            (28, "float6e3m2"),
+        ];
+        for (code, name) in named {
+            assert_eq!(dtype_name(code), Some(name));
+        }
+        assert_eq!((dtype_name(0), dtype_name(29)), (None, None));
+        assert!((1..=28).all(|c| dtype_name(c).is_some() && is_tensor_dtype(c)));
     }
 
     #[test]
@@ -156,12 +256,56 @@ mod tests {
 
     #[test]
     fn range_rules_in_order() {
-        assert_eq!(check_range(32, 4, 64, 16, 80), Ok(64..80));
-        assert_eq!(check_range(8, 1 << 31, 0, 0, 0), Err(RangeError::TooLarge));
-        assert_eq!(check_range(32, 4, 64, 15, 80), Err(RangeError::Length));
-        assert_eq!(check_range(32, 4, 65, 16, 200), Err(RangeError::Alignment));
-        assert_eq!(check_range(32, 0, 3, 0, 0), Err(RangeError::Range));
-        assert_eq!(check_range(32, 4, 64, 16, 79), Err(RangeError::Range));
-        assert_eq!(check_range(8, 64, u64::MAX - 63, 64, u64::MAX), Err(RangeError::Range));
+        const MAX: u64 = DEFAULT_MAX_TENSOR_BYTES;
+        let too_large = Err(RangeError::Size(SizeError::TooLarge));
+        assert_eq!(check_range(32, 4, 64, 16, 80, MAX), Ok(64..80));
+        assert_eq!(check_range(8, 1 << 31, 0, 0, 0, MAX), too_large);
+        assert_eq!(check_range(32, 4, 64, 15, 80, MAX), Err(RangeError::Length));
+        assert_eq!(check_range(32, 4, 65, 16, 200, MAX), Err(RangeError::Alignment));
+        assert_eq!(check_range(32, 0, 3, 0, 0, MAX), Err(RangeError::Range));
+        assert_eq!(check_range(32, 4, 64, 16, 79, MAX), Err(RangeError::Range));
+        assert_eq!(
+            check_range(8, 64, u64::MAX - 63, 64, u64::MAX, MAX),
+            Err(RangeError::Range)
+        );
+        // A raised bound: 2^31 bytes pass rule 2 and go on to rule 3.
+        let big = 1u64 << 31;
+        assert_eq!(check_range(8, big, 0, big, big, big), Ok(0..big));
+        assert_eq!(check_range(8, big, 0, big, big, big - 1), too_large);
+        assert_eq!(check_range(8, big, 0, 0, big, big), Err(RangeError::Length));
+    }
+
+    #[test]
+    fn size_bound_default_raised_and_capped() {
+        let (max, big) = (DEFAULT_MAX_TENSOR_BYTES, 1u64 << 31);
+        assert_eq!(size(max, 8, max), Ok(max));
+        assert_eq!(size(big, 8, max), Err(SizeError::TooLarge));
+        assert_eq!(size(big, 8, big), Ok(big));
+        assert_eq!(size(3, 4, 1), Err(SizeError::TooLarge));
+        assert_eq!(size(3, 4, 2), Ok(2));
+        // The bound is at most 2^63 - 1: 2^60 - 1 elements of 128 bits are over it.
+        assert_eq!(size((1 << 60) - 1, 128, u64::MAX), Err(SizeError::TooLarge));
+        assert_eq!(size(1 << 59, 128, u64::MAX), Err(SizeError::TooLarge));
+        assert_eq!(size((1 << 59) - 1, 128, u64::MAX), Ok(((1 << 59) - 1) * 16));
+        assert_eq!(SizeError::TooLarge.kind(), ErrorKind::Unsupported);
+        assert!(SizeError::TooLarge.message().contains("--max-tensor-bytes"));
+    }
+
+    /// Where `usize` has 32 bits, a tensor the bound allows but memory cannot address is
+    /// LimitExceeded, never a truncated length.
+    #[test]
+    fn an_unaddressable_size_is_limit_exceeded() {
+        let four_gib = 1u64 << 32;
+        let addressable = u64::from(u32::MAX);
+        assert_eq!(size_within(four_gib - 1, 8, u64::MAX, addressable), Ok(four_gib - 1));
+        assert_eq!(
+            size_within(four_gib, 8, u64::MAX, addressable),
+            Err(SizeError::Unaddressable)
+        );
+        assert_eq!(
+            size_within(four_gib, 8, four_gib - 1, addressable),
+            Err(SizeError::TooLarge)
+        );
+        assert_eq!(SizeError::Unaddressable.kind(), ErrorKind::LimitExceeded);
     }
 }

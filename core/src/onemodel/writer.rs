@@ -1,11 +1,14 @@
 //! The OneModel writer (`spec/onemodel.md` §4): one pass assigns tensor offsets in data order
 //! (§1.3), then the canonical manifest (`spec/json.md` §9, members in §2's table order,
 //! defaults left out), the header, zero padding and the tensors at multiples of 64. The same
-//! model always gives the same bytes.
+//! model always gives the same bytes. [`layout`] lays the file out with each tensor's bytes
+//! where they are (in memory or in a file), for a caller that writes a file larger than
+//! memory; [`write()`] builds it in one buffer.
 
 use super::Limits;
 use super::error::{Error, ErrorKind};
 use super::header::{self, ALIGN, FORMAT_VERSION, HEADER_LEN, Header, MAX_FIELD};
+use super::layout::Layout;
 use super::model::*;
 use super::tensor;
 use crate::json::Writer;
@@ -18,8 +21,7 @@ mod budget;
 mod data_order;
 mod manifest;
 
-#[cfg(feature = "onnx")]
-pub(crate) use budget::tensor_data_bytes;
+pub(crate) use budget::check_shared;
 
 type R<T> = Result<T, Error>;
 
@@ -28,8 +30,8 @@ fn invalid(kind: ErrorKind, message: &'static str) -> Error {
 }
 
 /// Checks a tensor the way a reader would (§2.5) so the writer never emits an unreadable
-/// file; returns its raw bytes, or `None` for a string tensor.
-fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
+/// file; returns its fixed-size data and length, or `None` for a string tensor.
+fn checked_data<'m>(t: &'m Tensor<'_>, max_tensor_bytes: u64) -> R<Option<(&'m TensorData<'m>, u64)>> {
     if !tensor::is_tensor_dtype(t.dtype) {
         return Err(invalid(ErrorKind::Unsupported, "unsupported dtype"));
     }
@@ -37,76 +39,73 @@ fn checked_raw<'m>(t: &'m Tensor<'_>) -> R<Option<&'m [u8]>> {
         return Err(invalid(ErrorKind::OutOfRange, "dimension above 2^63 - 1"));
     }
     let count = tensor::element_count(&t.dims).map_err(|k| invalid(k, "element count at 2^60 or more"))?;
-    match (&t.data, tensor::bits(t.dtype)) {
-        (TensorData::Raw(bytes), Some(bits)) => {
-            let bytes: &'m [u8] = bytes;
-            let expected = tensor::byte_length(count, bits);
-            if expected > u128::from(tensor::MAX_TENSOR_BYTES) {
-                return Err(invalid(ErrorKind::Unsupported, "tensor larger than 2^31 - 1 bytes"));
-            }
-            if u128::try_from(bytes.len()).ok() != Some(expected) {
+    match (&t.data, tensor::bits(t.dtype), t.data.byte_length()) {
+        (TensorData::Raw(_) | TensorData::File(_), Some(bits), Some(length)) => {
+            let expected = tensor::size(count, bits, max_tensor_bytes).map_err(|e| invalid(e.kind(), e.message()))?;
+            if length != expected {
                 return Err(invalid(
                     ErrorKind::OutOfRange,
                     "tensor bytes differ from dtype and dims",
                 ));
             }
-            Ok(Some(bytes))
+            Ok(Some((&t.data, length)))
         }
-        (TensorData::Strings(s), None) if u64::try_from(s.len()).ok() == Some(count) => Ok(None),
-        (TensorData::Strings(_), None) => Err(invalid(ErrorKind::OutOfRange, "string count differs from dims")),
+        (TensorData::Strings(s), None, _) if u64::try_from(s.len()).ok() == Some(count) => Ok(None),
+        (TensorData::Strings(_), None, _) => Err(invalid(ErrorKind::OutOfRange, "string count differs from dims")),
         _ => Err(invalid(ErrorKind::Malformed, "tensor data does not match its dtype")),
     }
 }
 
-/// Writes `model` as a OneModel file (§4) that [`super::read`] with the same `limits`
-/// accepts. Fails only for a model that reader would not accept (§4: bad dtype, bytes that
-/// disagree with dims, tensors over 2^31 − 1 bytes, integers outside a field's range, the
+/// Writes `model` as a OneModel file (§4) in one buffer: [`layout`], its pieces joined. A
+/// tensor kept in a file ([`TensorData::File`]) is Unsupported at `model` here (copy it
+/// with [`layout`]), and a buffer the system refuses is LimitExceeded at `model`.
+pub fn write(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
+    layout(model, limits)?.into_vec()
+}
+
+/// Lays `model` out as a OneModel file (§4) that [`super::read`] with the same `limits`
+/// accepts: the header, manifest and padding built, each tensor's bytes where they are.
+/// Fails only for a model that reader would not accept (§4: bad dtype, bytes that disagree
+/// with dims, tensors over `max_tensor_bytes`, integers outside a field's range, the
 /// structural rules of §2, names that do not resolve (§3.1)): a model nesting graphs and
 /// types deeper than `max_nesting` (§3.2) is LimitExceeded at `model`, and a manifest longer
 /// than `max_manifest` (§1.1 check 10, capped like the reader's) is LimitExceeded at the
 /// header field `manifest_length`. Tensors that share bytes (§1.3) are each written in full;
-/// when that adds more than `max_shared_data` bytes to the memory they occupy, the model is
-/// LimitExceeded at `model` before anything is reserved (§4), so the output grows with the
-/// memory the model holds, not with the number of tensors viewing it.
-pub fn write(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
+/// when that adds more than `max_shared_data` bytes to the bytes they occupy, the model is
+/// LimitExceeded at `model` before anything is laid out (§4), so the output grows with the
+/// memory and files the model holds, not with the number of tensors viewing them.
+pub fn layout<'m>(model: &'m Model<'_>, limits: Limits) -> R<Layout<'m>> {
     // Pass 1 (§4 step 1): offsets in data order.
-    let mut raws: Vec<&[u8]> = Vec::new();
+    let mut data: Vec<&'m TensorData<'m>> = Vec::new();
+    let mut placed: Vec<(u64, u64)> = Vec::new();
+    let mut end: u64 = 0;
     let mut failure = None;
-    model_tensors(model, &mut |t| match checked_raw(t) {
-        Ok(Some(b)) => raws.push(b),
-        Ok(None) => {}
-        Err(e) => {
+    model_tensors(model, &mut |t| {
+        let step = checked_data(t, limits.max_tensor_bytes).and_then(|d| {
+            let Some((d, length)) = d else { return Ok(()) };
+            let off =
+                header::align_up(end).ok_or_else(|| invalid(ErrorKind::LimitExceeded, "data region too large"))?;
+            end = off
+                .checked_add(length)
+                .filter(|&e| e <= MAX_FIELD)
+                .ok_or_else(|| invalid(ErrorKind::LimitExceeded, "data region too large"))?;
+            data.push(d);
+            placed.push((off, length));
+            Ok(())
+        });
+        if let Err(e) = step {
             failure.get_or_insert(e);
         }
     });
     if let Some(e) = failure {
         return Err(e);
     }
-    // §4: sharing (§1.3) may add at most `max_shared_data` bytes, checked before anything
-    // is reserved from the data region's length.
-    let shared =
-        budget::shared_bytes(&raws).ok_or_else(|| invalid(ErrorKind::LimitExceeded, "too many tensors for memory"))?;
-    if shared > limits.max_shared_data {
-        return Err(invalid(
-            ErrorKind::LimitExceeded,
-            "tensors that share bytes would be written over max_shared_data",
-        ));
-    }
-    let mut offsets = Vec::with_capacity(raws.len());
-    let mut end: u64 = 0;
-    for b in &raws {
-        let off = header::align_up(end).ok_or_else(|| invalid(ErrorKind::LimitExceeded, "data region too large"))?;
-        offsets.push(off);
-        end = off
-            .checked_add(u64::try_from(b.len()).unwrap_or(u64::MAX))
-            .filter(|&e| e <= MAX_FIELD)
-            .ok_or_else(|| invalid(ErrorKind::LimitExceeded, "data region too large"))?;
-    }
+    // §4: sharing (§1.3) may add at most `max_shared_data` bytes.
+    check_shared(model, limits)?;
     // Step 2: the manifest.
     let mut w = ManifestWriter {
         w: Writer::new(),
-        raws: &raws,
-        offsets: &offsets,
+        placed: &placed,
         next: 0,
         max_nesting: limits.max_nesting,
         failure: None,
@@ -148,21 +147,26 @@ pub fn write(model: &Model<'_>, limits: Limits) -> R<Vec<u8>> {
         file_length,
     };
     // Step 4: header, manifest, padding, tensors with zero bytes between.
-    let total = usize::try_from(file_length).map_err(|_| invalid(ErrorKind::LimitExceeded, "file too large"))?;
-    let mut out = Vec::new();
-    // The size is known and checked above; memory for it may still be refused, which is
-    // LimitExceeded, not an abort.
-    out.try_reserve_exact(total)
-        .map_err(|_| invalid(ErrorKind::LimitExceeded, "file too large for memory"))?;
-    out.extend_from_slice(&header::encode(&h));
-    out.extend_from_slice(&manifest);
-    for (b, &off) in raws.iter().zip(&offsets) {
-        let at = usize::try_from(data_offset + off).unwrap_or(usize::MAX);
-        out.resize(at, 0);
-        out.extend_from_slice(b);
+    let mut out = Layout::default();
+    let head = out.bytes();
+    head.extend_from_slice(&header::encode(&h));
+    head.extend_from_slice(&manifest);
+    let mut at = HEADER_LEN + manifest_length;
+    for (d, &(off, length)) in data.into_iter().zip(&placed) {
+        zeros(&mut out, (data_offset + off) - at);
+        out.tensor(d);
+        at = data_offset + off + length;
     }
-    out.resize(total, 0);
+    zeros(&mut out, file_length - at);
     Ok(out)
+}
+
+/// Appends `n` zero bytes (padding, less than 64 between two tensors).
+fn zeros(out: &mut Layout<'_>, n: u64) {
+    debug_assert!(n < ALIGN, "padding is less than the alignment");
+    let n = usize::try_from(n).unwrap_or(0);
+    let bytes = out.bytes();
+    bytes.resize(bytes.len() + n, 0);
 }
 
 const _: () = assert!(ALIGN == 64);

@@ -7,15 +7,15 @@ pub mod read;
 pub mod wire;
 pub mod write;
 
-pub use read::{ExternalError, ExternalRef, Limits, Resolver, read_model, read_model_with};
-pub use write::write_model;
+pub use read::{ExternalError, ExternalRef, Resolver, read_model, read_model_with};
+pub use write::{Data, Written, write_model, write_parts};
 
-use crate::onemodel::{Error, Model, names};
+use crate::onemodel::{Error, Limits, Model, names};
 
 /// Reads an ONNX file and resolves its names exactly as for a OneModel file (§3.1), so a
 /// model that converts is one the OneModel reader accepts.
 pub fn to_model(bytes: &[u8]) -> Result<Model<'_>, Error> {
-    let mut m = read_model(bytes, Limits::default())?;
+    let mut m = read_model(bytes, Limits::DEFAULT)?;
     names::resolve(&mut m)?;
     Ok(m)
 }

@@ -6,6 +6,7 @@
 //! input. Failures use OneModel's four kinds with a path such as `onnx.graph.node[3]`.
 
 use super::wire::{Field, Fields, Value, WireError};
+use crate::onemodel::Limits;
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use crate::onemodel::tensor;
@@ -60,19 +61,6 @@ pub(super) enum Seg {
     Index(&'static str, usize),
 }
 
-/// Reader limits for ONNX input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Most graphs and types open at once (64, as OneModel §3.2).
-    pub max_nesting: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_nesting: 64 }
-    }
-}
-
 /// Where an ONNX tensor's bytes live outside the model file (`TensorProto.external_data`,
 /// §6.2): a path relative to the model's folder, an offset and an optional length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,43 +71,50 @@ pub struct ExternalRef<'s> {
     pub offset: u64,
     /// `length` (the rest of the file when absent).
     pub length: Option<u64>,
-    /// The byte length dtype × dims require; the resolver must return exactly this many.
+    /// The byte length dtype × dims require; the range must be exactly this long.
     pub expected: u64,
 }
 
-/// Why a resolver could not supply external bytes: a kind and a message.
+/// Why a resolver refused an external reference: a kind and a message.
 pub type ExternalError = (ErrorKind, &'static str);
 
-/// Supplies the bytes of an external tensor (std-io reads them from the model's folder).
-pub type Resolver<'r> = dyn FnMut(&ExternalRef<'_>) -> Result<Vec<u8>, ExternalError> + 'r;
+/// Checks an external tensor's reference and numbers its file, reading none of its bytes
+/// (std-io checks the location, the file and the range in the model's folder, §6.2): the
+/// tensor becomes `expected` bytes at `offset` of that file ([`TensorData::File`]).
+pub type Resolver<'r> = dyn FnMut(&ExternalRef<'_>) -> Result<usize, ExternalError> + 'r;
 
 /// The decoder's state: the path of the message being decoded (for errors), the nesting
-/// limit, and the resolver for external tensors.
+/// and tensor size limits, and the resolver for external tensors.
 pub(super) struct Decoder<'r> {
     pub(super) path: Vec<Seg>,
     pub(super) max_nesting: usize,
+    max_tensor_bytes: u64,
     resolver: Option<&'r mut Resolver<'r>>,
 }
 
-/// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6). Tensors with `raw_data` are
-/// views of `bytes`; typed fields (`float_data`, …) are converted to `raw_data` layout.
-/// Tensors kept in external files are `Unsupported` here (the std-io converter resolves
-/// them before conversion). Names are not resolved: call [`crate::onemodel::names::resolve`].
+/// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6) under `limits`' nesting and
+/// tensor size bounds (`max_nesting`, `max_tensor_bytes`; the others are the manifest's).
+/// Tensors with `raw_data` are views of `bytes`; typed fields (`float_data`, …) are
+/// converted to `raw_data` layout. Tensors kept in external files are `Unsupported` here
+/// ([`read_model_with`] takes a resolver for them). Names are not resolved: call
+/// [`crate::onemodel::names::resolve`].
 pub fn read_model(bytes: &[u8], limits: Limits) -> R<Model<'_>> {
     let mut d = Decoder {
         path: Vec::new(),
         max_nesting: limits.max_nesting,
+        max_tensor_bytes: limits.max_tensor_bytes,
         resolver: None,
     };
     d.model(bytes, 0)
 }
 
-/// [`read_model`] with a resolver for tensors kept in external files: their bytes are
-/// copied into the model (§4: external weights are copied into the data region).
+/// [`read_model`] with a resolver for tensors kept in external files (§6.2): each becomes
+/// a range of the file the resolver numbers ([`TensorData::File`]), never read here.
 pub fn read_model_with<'a, 'r>(bytes: &'a [u8], limits: Limits, resolver: &'r mut Resolver<'r>) -> R<Model<'a>> {
     let mut d = Decoder {
         path: Vec::new(),
         max_nesting: limits.max_nesting,
+        max_tensor_bytes: limits.max_tensor_bytes,
         resolver: Some(resolver),
     };
     d.model(bytes, 0)
@@ -463,33 +458,31 @@ impl Decoder<'_> {
             t.data = TensorData::Strings(strings);
             return Ok(t);
         };
-        let expected = tensor::byte_length(count, bits);
-        if expected > u128::from(tensor::MAX_TENSOR_BYTES) {
-            return Err(self.error(ErrorKind::Unsupported, base, "tensor larger than 2^31 - 1 bytes"));
-        }
-        let expected = usize::try_from(expected).unwrap_or(usize::MAX);
+        let expected =
+            tensor::size(count, bits, self.max_tensor_bytes).map_err(|e| self.error(e.kind(), base, e.message()))?;
         if is_external == external.is_empty() {
             return Err(self.error(ErrorKind::Malformed, base, "external_data and data_location disagree"));
         }
-        let bytes: Cow<'a, [u8]> = match raw {
-            _ if is_external => {
-                if holder.is_some() {
-                    return Err(self.error(ErrorKind::Malformed, base, "tensor data in more than one field"));
-                }
-                Cow::Owned(self.external(&external, expected as u64, base)?)
+        if is_external {
+            if holder.is_some() {
+                return Err(self.error(ErrorKind::Malformed, base, "tensor data in more than one field"));
             }
+            t.data = TensorData::File(self.external(&external, expected, base)?);
+            return Ok(t);
+        }
+        let bytes: Cow<'a, [u8]> = match raw {
             Some(r) => Cow::Borrowed(r),
             None => Cow::Owned(self.typed(code, bits, &f32s, &i32s, &i64s, &f64s, &u64s, base)?),
         };
-        if bytes.len() != expected {
+        if u64::try_from(bytes.len()).ok() != Some(expected) {
             return Err(self.error(ErrorKind::OutOfRange, base, "tensor bytes differ from dtype and dims"));
         }
         t.data = TensorData::Raw(bytes);
         Ok(t)
     }
 
-    /// The bytes of an external tensor through the resolver (§6.2).
-    fn external(&mut self, entries: &[StringEntry], expected: u64, at: usize) -> R<Vec<u8>> {
+    /// An external tensor's range, its reference checked by the resolver (§6.2).
+    fn external(&mut self, entries: &[StringEntry], expected: u64, at: usize) -> R<FileRange> {
         let (mut location, mut offset, mut length) = (None, None, None);
         for e in entries {
             let slot = match e.key.as_str() {
@@ -524,18 +517,15 @@ impl Decoder<'_> {
             return Err(self.error(
                 ErrorKind::Unsupported,
                 at,
-                "external data needs a resolver (convert from a file)",
+                "tensor data in an external file, which this read does not resolve",
             ));
         };
-        let bytes = resolver(&r).map_err(|(kind, message)| self.error(kind, at, message))?;
-        if u64::try_from(bytes.len()).ok() != Some(expected) {
-            return Err(self.error(
-                ErrorKind::OutOfRange,
-                at,
-                "external data length differs from dtype and dims",
-            ));
-        }
-        Ok(bytes)
+        let file = resolver(&r).map_err(|(kind, message)| self.error(kind, at, message))?;
+        Ok(FileRange {
+            file,
+            offset,
+            length: expected,
+        })
     }
 
     /// Typed ONNX fields to `raw_data` layout (ONNX `TensorProto` field comments).

@@ -1,5 +1,6 @@
-//! `*.mlbundle`: the full container validation of `spec/mlbundle.md` (§2–§8) under the
-//! default [`ArchiveLimits`], and inspection (§12).
+//! `*.mlbundle`: the full container validation of `spec/mlbundle.md` (§2–§8) and the
+//! `model.onnx` step of the validating load (§12.2) under the default [`ArchiveLimits`], and
+//! inspection (§12).
 
 use super::{CheckError, Format};
 use crate::Progress;

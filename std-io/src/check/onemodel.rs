@@ -1,54 +1,24 @@
 //! A `.onemodel` file (`spec/onemodel.md`): the full validation from its header and
-//! manifest alone, its data region only counted (§5, [`crate::onemodel::check_file`]), and
-//! `inspect`'s description over a memory map (files of 1 MiB or more) or the file's bytes; and a `.onnx`
-//! file: the bounded protobuf read with external data and name resolution (§6), and the same
-//! description without the header.
+//! manifest alone, its data region only counted (§5, [`crate::onemodel::check_file`]); and
+//! a `.onnx` file: the bounded protobuf read with external data references checked and
+//! names resolved (§6), no tensor byte read. `inspect` describes either from the model the
+//! check reads ([`crate::onemodel::inspect`], §7).
 
 use super::{CheckError, Format};
 use crate::Progress;
-use crate::mmap;
-use modelgate_core::json::Writer;
-use modelgate_core::onemodel::{self, Model, TensorData, header};
+use crate::onemodel::inspect::{Framing, describe};
+use crate::onemodel::{limits, with_head, with_onnx};
+use modelgate_core::onemodel;
 use std::path::Path;
 
 /// The `onemodel` format.
 pub struct OneModel;
-
-fn rejected(e: onemodel::Error) -> CheckError {
-    CheckError::Rejected(e.rejection())
-}
 
 fn failure(f: crate::onemodel::Failure) -> CheckError {
     match f {
         crate::onemodel::Failure::Rejected(r) => CheckError::Rejected(r),
         crate::onemodel::Failure::Io(e) => CheckError::Io(e),
     }
-}
-
-fn load(path: &Path) -> Result<mmap::FileBytes, CheckError> {
-    crate::onemodel::load(path).map_err(failure)
-}
-
-fn read(bytes: &[u8]) -> Result<Model<'_>, CheckError> {
-    onemodel::read(bytes, crate::onemodel::limits()).map_err(rejected)
-}
-
-/// Tensor count and byte total of a model's graph initializers and sparse initializers.
-fn weight_totals(m: &Model<'_>) -> (usize, u64) {
-    let mut bytes = 0u64;
-    let mut add = |d: &TensorData<'_>| {
-        if let TensorData::Raw(b) = d {
-            bytes = bytes.saturating_add(b.len() as u64);
-        }
-    };
-    for t in &m.graph.initializers {
-        add(&t.data);
-    }
-    for s in &m.graph.sparse_initializers {
-        add(&s.values.data);
-        add(&s.indices.data);
-    }
-    (m.graph.initializers.len() + m.graph.sparse_initializers.len(), bytes)
 }
 
 impl Format for OneModel {
@@ -73,98 +43,15 @@ impl Format for OneModel {
     }
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        crate::onemodel::check_file(path).map_err(failure)
+        crate::onemodel::check_file(path, limits()).map_err(failure)
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
-        Some(inspect(path, json))
+        let described = with_head(path, limits(), |model, header, _| {
+            describe(model, &Framing::OneModel(header), json)
+        });
+        Some(described.map_err(failure))
     }
-}
-
-fn inspect(path: &Path, json: bool) -> Result<String, CheckError> {
-    let bytes = load(path)?;
-    let m = read(&bytes)?;
-    let h = header::read(&bytes, u64::MAX).map_err(rejected)?;
-    Ok(describe(&m, Some((&h, bytes.is_mapped())), json))
-}
-
-/// `modelgate inspect` of an ONNX file: the model as [`Onnx`] checks it, described like a
-/// OneModel file's without the header.
-fn inspect_onnx(path: &Path, json: bool) -> Result<String, CheckError> {
-    crate::onemodel::with_onnx(path, |m| describe(m, None, json)).map_err(failure)
-}
-
-/// The description of a model, after the OneModel header and whether the file is mapped
-/// when there is one: text, or one JSON document.
-fn describe(m: &Model<'_>, head: Option<(&header::Header, bool)>, json: bool) -> String {
-    let (weights, weight_bytes) = weight_totals(m);
-    if json {
-        let mut w = Writer::new();
-        w.begin_object();
-        if let Some((h, mapped)) = head {
-            w.name("format_version").u64(h.format_version);
-            w.name("manifest_length").u64(h.manifest_length);
-            w.name("data_offset").u64(h.data_offset);
-            w.name("data_length").u64(h.data_length);
-            w.name("mapped").bool(mapped);
-        }
-        w.name("ir_version").u64(m.ir_version);
-        w.name("producer_name").string(&m.producer_name);
-        w.name("producer_version").string(&m.producer_version);
-        w.name("opsets").begin_array();
-        for o in &m.opsets {
-            w.begin_object()
-                .name("domain")
-                .string(&o.domain)
-                .name("version")
-                .u64(o.version)
-                .end_object();
-        }
-        w.end_array();
-        w.name("graph").string(&m.graph.name);
-        w.name("nodes").u64(m.graph.nodes.len() as u64);
-        w.name("inputs").u64(m.graph.inputs.len() as u64);
-        w.name("outputs").u64(m.graph.outputs.len() as u64);
-        w.name("initializers").u64(weights as u64);
-        w.name("initializer_bytes").u64(weight_bytes);
-        w.name("functions").u64(m.functions.len() as u64);
-        w.end_object();
-        return w.finish();
-    }
-    let mut out = String::new();
-    use std::fmt::Write as _;
-    if let Some((h, mapped)) = head {
-        let _ = writeln!(out, "OneModel format version {}", h.format_version);
-        let _ = writeln!(
-            out,
-            "manifest {} bytes, data region {} bytes at offset {}{}",
-            h.manifest_length,
-            h.data_length,
-            h.data_offset,
-            if mapped { " (mapped)" } else { "" }
-        );
-    }
-    let _ = writeln!(
-        out,
-        "ir_version {}, producer {:?} {:?}",
-        m.ir_version, m.producer_name, m.producer_version
-    );
-    for o in &m.opsets {
-        let domain = if o.domain.is_empty() { "ai.onnx" } else { &o.domain };
-        let _ = writeln!(out, "opset {domain} {}", o.version);
-    }
-    let _ = writeln!(
-        out,
-        "graph {:?}: {} nodes, {} inputs, {} outputs, {} initializers ({} bytes), {} functions",
-        m.graph.name,
-        m.graph.nodes.len(),
-        m.graph.inputs.len(),
-        m.graph.outputs.len(),
-        weights,
-        weight_bytes,
-        m.functions.len()
-    );
-    out
 }
 
 /// The `onnx` format: what `modelgate onemodel convert` accepts (§6), with OneModel's kinds.
@@ -184,10 +71,14 @@ impl Format for Onnx {
     }
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        crate::onemodel::with_onnx(path, |_| ()).map_err(failure)
+        with_onnx(path, limits(), |_, _| ()).map_err(failure)
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
-        Some(inspect_onnx(path, json))
+        let length = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let described = with_onnx(path, limits(), |model, files| {
+            describe(model, &Framing::Onnx(length, files.files()), json)
+        });
+        Some(described.map_err(failure))
     }
 }

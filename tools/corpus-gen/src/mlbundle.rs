@@ -1,6 +1,7 @@
 //! `hostile-corpus/mlbundle/`: one file per rule of `spec/mlbundle.md`, each named for the
 //! rule and carrying the exact outcome (`valid`, or kind, member and byte offset) that the
-//! tests below assert through `modelgate_core::mlbundle::read_container`. Files that Python's
+//! tests below assert through `modelgate_core::mlbundle::load_container` (§2–§8 and the
+//! `model.onnx` step of §12.2, as `modelgate check` runs them). Files that Python's
 //! zipfile wrote (`tools/mlbundle_python_fixtures.py`) are included byte for byte from
 //! `fixtures/mlbundle/`.
 
@@ -11,7 +12,7 @@ pub mod zipdiff;
 
 use crate::{CorpusFile, Expected};
 use modelgate_core::digest::sha256;
-use modelgate_core::mlbundle::{ArchiveLimits, IntegrityRecord, Manifest, MemberName, Recipe, read_container};
+use modelgate_core::mlbundle::{ArchiveLimits, IntegrityRecord, Manifest, MemberName, Recipe, load_container};
 use zip::{Desc, Layout, Member, Zip, crc32, patch};
 
 /// What a case must give.
@@ -36,7 +37,7 @@ impl Expected for Expect {
 
 /// The outcome the library gives for `bytes` under the default limits.
 pub fn outcome(bytes: &[u8]) -> Expect {
-    match read_container(bytes, &ArchiveLimits::DEFAULT) {
+    match load_container(bytes, &ArchiveLimits::DEFAULT) {
         Ok(_) => Valid,
         Err(e) => {
             let member = e.member.map(MemberName::as_str);
@@ -93,12 +94,34 @@ pub fn python_fixtures() -> Vec<(&'static str, &'static [u8])> {
 
 // ------------------------------------------------------------------ bundle contents
 
-/// The model member's bytes: runs and noise, so deflate has work of both kinds.
+/// The model member's bytes: a self-contained ONNX model (§12.2) whose one uint8
+/// initializer `w`, the graph's output, holds runs and noise, so deflate has work of both
+/// kinds.
 pub fn model_bytes() -> Vec<u8> {
-    let mut m = b"\x08\x07\x12\x04onnx".to_vec();
-    m.extend(crate::deflate::pseudorandom(600, 0x6d6c62));
-    m.extend([0u8; 300]);
-    m
+    onnx_with_weights(&[crate::deflate::pseudorandom(600, 0x6d6c62), vec![0u8; 300]].concat())
+}
+
+/// ModelProto { ir_version 7, producer "onnx", graph { initializer w (uint8, `raw`),
+/// output w } }.
+fn onnx_with_weights(raw: &[u8]) -> Vec<u8> {
+    use crate::onemodel::pb::{int, len};
+    let tensor = [int(1, raw.len() as u64), int(2, 2), len(8, b"w"), len(9, raw)].concat();
+    let graph = [len(5, &tensor), len(12, &len(1, b"w"))].concat();
+    [int(1, 7), len(2, b"onnx"), len(7, &graph)].concat()
+}
+
+/// A weight-less stub whose one tensor names external data (§12.2: unsupported), and the
+/// offset of that tensor in it.
+fn onnx_external_stub() -> (Vec<u8>, u64) {
+    use crate::onemodel::pb::{int, len};
+    let entry = [len(1, b"location"), len(2, b"model.onnx.data")].concat();
+    let tensor = [int(1, 1 << 20), int(2, 1), len(8, b"w"), len(13, &entry), int(14, 1)].concat();
+    let graph = [len(5, &tensor), len(12, &len(1, b"w"))].concat();
+    let head = [int(1, 7), len(2, b"onnx")].concat();
+    // The tensor's offset: the head, the graph's key and length, the initializer's key and
+    // length (one byte each: both are under 128).
+    let at = head.len() as u64 + 2 + 2;
+    ([head, len(7, &graph)].concat(), at)
 }
 
 /// A valid schema.json with two inputs.
@@ -299,9 +322,10 @@ fn desc(signed: bool, wide: bool) -> Zip {
     })
 }
 
-/// A stored `model.onnx` with a data descriptor whose data holds, after 12 bytes, a signed
-/// descriptor for those 12 bytes and a local header of another `model.onnx`: what
-/// `bsdtar -xf -` reads as the member (spec/mlbundle.md §2.11.1).
+/// A stored `model.cbm` with a data descriptor whose data holds, after 12 bytes, a signed
+/// descriptor for those 12 bytes and a local header of another `model.cbm`: what
+/// `bsdtar -xf -` reads as the member (spec/mlbundle.md §2.11.1). A native model, which the
+/// load does not parse, so that the planted bytes are the file's only fault.
 fn planted_descriptor(wide: bool) -> (Vec<u8>, Expect) {
     let head = b"\x08\x07\x12\x04onnx\0\0\0\0".to_vec();
     let k = head.len() as u64;
@@ -319,12 +343,15 @@ fn planted_descriptor(wide: bool) -> (Vec<u8>, Expect) {
     local.extend_from_slice(&crc32(evil).to_le_bytes());
     local.extend_from_slice(&(evil.len() as u32).to_le_bytes());
     local.extend_from_slice(&(evil.len() as u32).to_le_bytes());
-    local.extend_from_slice(&10u16.to_le_bytes());
+    local.extend_from_slice(&9u16.to_le_bytes());
     local.extend_from_slice(&0u16.to_le_bytes());
-    local.extend_from_slice(b"model.onnx");
+    local.extend_from_slice(b"model.cbm");
     local.extend_from_slice(evil);
     let data = [head, fake, local, b"rest of the real model".to_vec()].concat();
-    let mut z = std_with_member("model.onnx", &data);
+    let mut z = bundle(
+        Recipe::Standalone(MemberName::ModelCbm),
+        &[("model.cbm", data), ("schema.json", SCHEMA.to_vec())],
+    );
     z.members[1] = z.members[1].clone().stored();
     z.members[1].descriptor = Some(Desc {
         signed: true,
@@ -333,7 +360,7 @@ fn planted_descriptor(wide: bool) -> (Vec<u8>, Expect) {
     });
     z.members[1].local_zip64 = wide;
     let (b, l) = built(z);
-    (b, ic(MODEL, l.data[1] + k))
+    (b, ic(Some("model.cbm"), l.data[1] + k))
 }
 
 fn le16(v: u16) -> [u8; 2] {
@@ -372,7 +399,8 @@ cases! {
         (z.build().0, Valid)
     };
     stored_version_10 => (with(2, |m| { m.method = 0; m.version = 10; }).build().0, Valid);
-    empty_stored_model_ratio_exempt => (std_with_member("model.onnx", b"")
+    empty_stored_model_ratio_exempt => (bundle(Recipe::Standalone(MemberName::ModelCbm),
+        &[("model.cbm", Vec::new()), ("schema.json", SCHEMA.to_vec())])
         .members.into_iter().enumerate().map(|(i, m)| if i == 1 { m.stored() } else { m })
         .collect::<Vec<_>>().pipe(|ms| Zip::new(ms).build().0), Valid);
     descriptor_unsigned_32 => (desc(false, false).build().0, Valid);
@@ -385,8 +413,10 @@ cases! {
     stored_descriptor_planted_in_payload => planted_descriptor(false);
     stored_descriptor_planted_in_payload_zip64 => planted_descriptor(true);
     stored_descriptor_signature_in_payload => {
-        // The signature alone, its sizes not those of its offset: no streaming reader stops.
-        let mut z = std_with_member("model.onnx", &[&b"onnx"[..], b"PK\x07\x08", &[9u8; 16], b"tail"].concat());
+        // The signature alone, its CRC and sizes not those of the bytes before it: no
+        // streaming reader stops. In a native model, which the load does not parse.
+        let cbm = [&b"cbm"[..], b"PK\x07\x08", &[9u8; 16], b"tail"].concat();
+        let mut z = bundle(Recipe::Standalone(MemberName::ModelCbm), &[("model.cbm", cbm), ("schema.json", SCHEMA.to_vec())]);
         z.members[1] = z.members[1].clone().stored();
         z.members[1].descriptor = Some(Desc { signed: true, wide: false, zero_local: true });
         (z.build().0, Valid)
@@ -903,7 +933,7 @@ cases! {
     deflate_declared_size_short => {
         let n = model_bytes().len() as u32;
         let (b, l) = both_patch(std_zip(), 1, 22, &le32(n - 1));
-        (b, ic(MODEL, l.data_end[1] - 2))
+        (b, ic(MODEL, l.data_end[1] - 1))
     };
     deflate_declared_size_long => {
         let n = model_bytes().len() as u32;
@@ -1123,6 +1153,19 @@ cases! {
     integrity_record_for_absent_member => (std_manifest_edit("\"integrity\":{",
         &format!("\"integrity\":{{\"model.cbm\":{{\"sha256\":\"{}\",\"size\":0}},", "0".repeat(64))), integrity("model.cbm"));
 
+    // ------------------------------------ the model.onnx step of the validating load (§12.2)
+    // Bytes that are not ONNX: `{` is field 15 with the group wire type.
+    model_onnx_not_onnx => (std_with_member("model.onnx", br#"{"weights":[]}"#).build().0, ic(MODEL, 0));
+    model_onnx_external_data => {
+        let (stub, at) = onnx_external_stub();
+        (std_with_member("model.onnx", &stub).build().0, ic(MODEL, at))
+    };
+    model_onnx_nesting_65 => (std_with_member("model.onnx", &crate::onemodel::nested_onnx_types(64)).build().0,
+        limit(MODEL, 332));
+    model_onnx_other_models_not_parsed => (bundle(Recipe::Composite(MemberName::ModelUbj),
+        &[("model.skops", br#"{"weights":[]}"#.to_vec()), ("model.ubj", b"not ubj".to_vec()),
+          ("schema.json", SCHEMA.to_vec())]).build().0, Valid);
+
     // -------------------------------------------------------- JSON members (§8)
     schema_syntax => (std_with_member("schema.json", b"{\"inputs\":[}").build().0, ij("schema.json", 11));
     schema_bom => (std_with_member("schema.json", b"\xef\xbb\xbf{}").build().0, ij("schema.json", 0));
@@ -1189,7 +1232,7 @@ mod tests {
 
     fn message(name: &str) -> String {
         let case = cases().into_iter().find(|c| c.name == name).unwrap();
-        read_container(&case.bytes, &ArchiveLimits::DEFAULT)
+        load_container(&case.bytes, &ArchiveLimits::DEFAULT)
             .unwrap_err()
             .message
     }
@@ -1248,7 +1291,7 @@ mod tests {
     #[test]
     fn messages_never_echo_member_bytes() {
         for c in cases() {
-            if let Err(e) = read_container(&c.bytes, &ArchiveLimits::DEFAULT) {
+            if let Err(e) = load_container(&c.bytes, &ArchiveLimits::DEFAULT) {
                 assert!(!e.message.contains('{'), "{}: {}", c.name, e.message);
                 assert!(e.message.len() < 300, "{}: {}", c.name, e.message);
             }

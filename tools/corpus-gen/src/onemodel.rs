@@ -743,7 +743,8 @@ pub fn onnx_outcome(bytes: &[u8]) -> Expect {
     }
 }
 
-fn nested_onnx_types(levels: usize) -> Vec<u8> {
+/// A model whose graph input's type nests `levels` sequences (§3.2: 64 is one too many).
+pub fn nested_onnx_types(levels: usize) -> Vec<u8> {
     let mut ty = pb::len(1, &pb::int(1, 1));
     for _ in 0..levels {
         ty = pb::len(4, &pb::len(1, &ty));

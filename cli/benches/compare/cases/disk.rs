@@ -1,6 +1,6 @@
 //! Disk-to-disk cases, every side a child process measured the same way (wall time with
-//! process start, peak RSS from `wait4`): ONNX → OneModel, MPK extraction against GNU tar,
-//! mvb export and import against `sha256sum` + GNU tar.
+//! process start, peak RSS from `wait4`): ONNX → OneModel, with and without external data,
+//! MPK extraction against GNU tar, mvb export and import against `sha256sum` + GNU tar.
 
 use super::{Case, Goal, Imp, Mem};
 use crate::data::{remove, size_of};
@@ -72,6 +72,86 @@ pub fn onnx_convert(onnx: &Path, work: &Path) -> Case {
 }
 
 const PY_ONNX: &str = "Python onnx.load + onnx.save";
+const PY_ONNX_EXTERNAL: &str = "Python onnx.load + onnx.save (external data)";
+
+/// The memory goal of the external-data rows (issue 45): the protobuf or manifest, a few
+/// KiB here, plus 64 MiB, whatever the tensor bytes.
+const SCALE_MEMORY: Goal = Goal::Memory {
+    bytes: 64 * MIB,
+    text: "peak RSS ≤ protobuf or manifest + 64 MiB",
+};
+
+/// `modelgate check`, `onemodel convert` and `onemodel to-onnx --external-data` of the
+/// external-data fixture (`model.onnx` and `model.onnx.data` in `folder`), the conversion
+/// against Python `onnx.load` + `onnx.save` with external data of the same model (when the
+/// onnx package is installed; once, as it holds the whole model in memory): three cases
+/// whose goal is modelgate's peak RSS.
+pub fn onnx_external(folder: &Path, work: &Path) -> Vec<Case> {
+    let model = folder.join("model.onnx");
+    let bytes = size_of(&folder.join("model.onnx.data"));
+    let one = work.join("external.onemodel");
+    let back = work.join("external-back.onnx");
+    let resaved = work.join("external-resaved.onnx");
+    let python = python_peer("onnx-external", "onnx", &model, &resaved);
+    let case = |name: &'static str, label: &str, cmd: Vec<String>, outputs: Vec<PathBuf>, peer: bool| {
+        let dir = work.to_path_buf();
+        let cmd = vec![cmd];
+        let mut imps = vec![Imp::new(label, move || {
+            outputs.iter().for_each(|o| remove(o));
+            children(&cmd, &dir)
+        })];
+        if let Some(py) = python.clone().filter(|_| peer) {
+            let (dir, out) = (work.to_path_buf(), resaved.clone());
+            imps.push(Imp::new(PY_ONNX_EXTERNAL, move || {
+                remove(&out);
+                remove(&out.with_file_name("external-resaved.onnx.data"));
+                children(std::slice::from_ref(&py), &dir)
+            }));
+        }
+        Case {
+            name,
+            bytes,
+            mem: Mem::Rss,
+            imps,
+            goals: vec![SCALE_MEMORY],
+        }
+    };
+    let check = case(
+        "ONNX with external data: check",
+        "modelgate check",
+        argv(&[&modelgate(), "check", &s(&model)]),
+        Vec::new(),
+        false,
+    );
+    let convert = case(
+        "ONNX with external data → OneModel",
+        "modelgate onemodel convert",
+        argv(&[&modelgate(), "onemodel", "convert", &s(&model), &s(&one)]),
+        vec![one.clone()],
+        true,
+    );
+    // The conversion's output, once, as to-onnx's input.
+    remove(&one);
+    children(
+        &[argv(&[&modelgate(), "onemodel", "convert", &s(&model), &s(&one)])],
+        work,
+    );
+    let to_onnx = case(
+        "OneModel → ONNX with external data",
+        "modelgate onemodel to-onnx --external-data",
+        argv(&[
+            &modelgate(),
+            "onemodel",
+            "to-onnx",
+            "--external-data",
+            &s(&one),
+            &s(&back),
+        ]),
+        vec![back.clone(), back.with_file_name("external-back.onnx.data")],
+        false,
+    );
+    vec![check, convert, to_onnx]
+}
 const PY_TAR: &str = "Python tarfile filter=\"data\"";
 
 /// `modelgate mpk extract` against `tar -xzf` of the same package.

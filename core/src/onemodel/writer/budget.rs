@@ -1,48 +1,57 @@
 //! What the writers write against what the model holds (`spec/onemodel.md` §4, §6.3).
 //! Tensors may share bytes in a OneModel file (§1.3), and both writers write each tensor in
 //! full, so their output can grow with the number of tensors that share, not with the
-//! memory the model holds. Both count a tensor's bytes the same way; the ONNX writer caps
-//! the total (protobuf's 2 GiB), the OneModel writer caps what sharing adds
-//! (`Limits::max_shared_data`).
+//! memory and files the model holds. Both cap what sharing adds at
+//! `Limits::max_shared_data`, counted here once for both.
 
-#[cfg(feature = "onnx")]
+use crate::onemodel::Limits;
+use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
+use alloc::string::String;
 use alloc::vec::Vec;
 
-/// Bytes of tensor data in `model`, each tensor counted on its own even where tensors share
-/// bytes (§1.3): what an ONNX `ModelProto` of the model holds at least, its tensors being
-/// `raw_data` or `string_data` (§6.3).
-#[cfg(feature = "onnx")]
-pub(crate) fn tensor_data_bytes(model: &Model<'_>) -> u64 {
-    let mut total = 0u64;
-    super::model_tensors(model, &mut |t| {
-        let n = match &t.data {
-            TensorData::Raw(b) => b.len(),
-            TensorData::Strings(s) => s.iter().map(Vec::len).fold(0usize, usize::saturating_add),
-        };
-        total = total.saturating_add(len64(n));
-    });
-    total
+/// The space of a range in memory, apart from every file's.
+const MEMORY: usize = usize::MAX;
+
+/// Refuses a model whose tensors, each written in full, would add more than
+/// `limits.max_shared_data` bytes to the bytes they occupy (§4): LimitExceeded at `model`,
+/// before anything is laid out.
+pub(crate) fn check_shared(model: &Model<'_>, limits: Limits) -> Result<(), Error> {
+    let mut tensors: Vec<&TensorData<'_>> = Vec::new();
+    super::model_tensors(model, &mut |t| tensors.push(&t.data));
+    let limit = |message| Error::at_path(ErrorKind::LimitExceeded, String::from("model"), None, message);
+    let shared = shared_bytes(&tensors).ok_or_else(|| limit("too many tensors for memory"))?;
+    if shared > limits.max_shared_data {
+        return Err(limit("tensors that share bytes would be written over max_shared_data"));
+    }
+    Ok(())
 }
 
-/// What writing each of `raws` in full adds beyond the memory they occupy (§4): the sum of
-/// their lengths less the union of their address ranges, each byte of memory counted once.
-/// Tensors with bytes of their own add nothing; `n` tensors that view one range of `l`
-/// bytes add `(n − 1) × l`, and overlapping windows what they overlap. `None` when the
-/// memory to sort the ranges (two words per tensor) is refused.
-pub(super) fn shared_bytes(raws: &[&[u8]]) -> Option<u64> {
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
-    ranges.try_reserve_exact(raws.len()).ok()?;
-    ranges.extend(
-        raws.iter()
-            .filter(|b| !b.is_empty())
-            .map(|b| (b.as_ptr().addr(), b.as_ptr().addr().saturating_add(b.len()))),
-    );
+/// What writing each of `tensors` in full adds beyond the bytes they occupy (§4): the sum
+/// of their lengths less the union of their ranges, in memory (by address) and in each file
+/// (by offset) apart, each byte counted once. Tensors with bytes of their own add nothing;
+/// `n` tensors that view one range of `l` bytes add `(n − 1) × l`, and overlapping windows
+/// what they overlap. `None` when the memory to sort the ranges (three words per tensor)
+/// is refused.
+pub(super) fn shared_bytes(tensors: &[&TensorData<'_>]) -> Option<u64> {
+    let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
+    ranges.try_reserve_exact(tensors.len()).ok()?;
+    ranges.extend(tensors.iter().filter_map(|t| match t {
+        TensorData::Raw(b) if !b.is_empty() => {
+            let start = len64(b.as_ptr().addr());
+            Some((MEMORY, start, start.saturating_add(len64(b.len()))))
+        }
+        TensorData::File(r) if r.length > 0 => Some((r.file, r.offset, r.offset.saturating_add(r.length))),
+        _ => None,
+    }));
     ranges.sort_unstable();
-    let (mut written, mut held, mut covered) = (0u64, 0u64, 0usize);
-    for &(start, end) in &ranges {
-        written = written.saturating_add(len64(end.saturating_sub(start)));
-        held = held.saturating_add(len64(end.saturating_sub(start.max(covered))));
+    let (mut written, mut held, mut covered, mut space) = (0u64, 0u64, 0u64, None);
+    for &(within, start, end) in &ranges {
+        if space != Some(within) {
+            (space, covered) = (Some(within), 0);
+        }
+        written = written.saturating_add(end - start);
+        held = held.saturating_add(end.saturating_sub(start.max(covered)));
         covered = covered.max(end);
     }
     Some(written.saturating_sub(held))
@@ -56,35 +65,45 @@ fn len64(n: usize) -> u64 {
 mod tests {
     use super::*;
 
-    /// Every list of up to three windows of a 6-byte buffer (empty ones included) and of a
-    /// second buffer: what sharing adds is the sum of the lengths less the bytes covered,
-    /// each counted once, as counting byte by byte gives.
+    /// Every list of up to three windows of a 4-byte buffer (empty ones included), of a
+    /// second buffer and of two files at the same offsets: what sharing adds is the sum of
+    /// the lengths less the bytes covered, each counted once per buffer or file, as counting
+    /// byte by byte gives.
     #[test]
     fn shared_bytes_is_the_sum_of_lengths_less_the_bytes_covered() {
-        let a = [0u8; 6];
-        let b = [0u8; 6];
+        let a = [0u8; 4];
+        let b = [0u8; 4];
         let mut windows: Vec<(usize, usize, usize)> = Vec::new();
-        for buf in 0..2 {
-            for start in 0..=6 {
-                for end in start..=6 {
-                    windows.push((buf, start, end));
+        for within in 0..4 {
+            for start in 0..=4 {
+                for end in start..=4 {
+                    windows.push((within, start, end));
                 }
             }
         }
-        let slice = |&(buf, start, end): &(usize, usize, usize)| if buf == 0 { &a[start..end] } else { &b[start..end] };
+        let data = |&(within, start, end): &(usize, usize, usize)| match within {
+            0 => TensorData::Raw(alloc::borrow::Cow::Borrowed(&a[start..end])),
+            1 => TensorData::Raw(alloc::borrow::Cow::Borrowed(&b[start..end])),
+            file => TensorData::File(FileRange {
+                file,
+                offset: start as u64,
+                length: (end - start) as u64,
+            }),
+        };
         let n = windows.len();
         for code in 0..n * n * n {
             let picks = [code % n, code / n % n, code / n / n];
             for len in 0..=3 {
                 let chosen: Vec<&(usize, usize, usize)> = picks[..len].iter().map(|&i| &windows[i]).collect();
-                let raws: Vec<&[u8]> = chosen.iter().map(|w| slice(w)).collect();
-                let written: usize = raws.iter().map(|r| r.len()).sum();
-                let mut covered = [[false; 6]; 2];
-                for &&(buf, start, end) in &chosen {
-                    covered[buf][start..end].iter_mut().for_each(|c| *c = true);
+                let tensors: Vec<TensorData<'_>> = chosen.iter().map(|w| data(w)).collect();
+                let refs: Vec<&TensorData<'_>> = tensors.iter().collect();
+                let written: usize = chosen.iter().map(|w| w.2 - w.1).sum();
+                let mut covered = [[false; 4]; 4];
+                for &&(within, start, end) in &chosen {
+                    covered[within][start..end].iter_mut().for_each(|c| *c = true);
                 }
                 let held = covered.iter().flatten().filter(|&&c| c).count();
-                assert_eq!(shared_bytes(&raws), Some((written - held) as u64), "{chosen:?}");
+                assert_eq!(shared_bytes(&refs), Some((written - held) as u64), "{chosen:?}");
             }
         }
     }

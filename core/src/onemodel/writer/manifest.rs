@@ -15,10 +15,10 @@ use crate::onemodel::model::*;
 use crate::onemodel::tensor;
 use crate::onemodel::unique;
 
-pub(super) struct ManifestWriter<'r, 'b> {
+pub(super) struct ManifestWriter<'r> {
     pub(super) w: Writer,
-    pub(super) raws: &'r [&'b [u8]],
-    pub(super) offsets: &'r [u64],
+    /// Each tensor with `data` in data order (§1.3): its offset in the data region and length.
+    pub(super) placed: &'r [(u64, u64)],
     /// The next tensor with `data`, in data order (§1.3).
     pub(super) next: usize,
     /// The most graphs and types open at once (§3.2).
@@ -53,7 +53,7 @@ impl<'m, 'a> Open<'m, 'a> {
     }
 }
 
-impl ManifestWriter<'_, '_> {
+impl ManifestWriter<'_> {
     /// Records that the model breaks a reader's rule (the first one is reported).
     fn fail(&mut self, kind: ErrorKind, message: &'static str) {
         self.failure.get_or_insert_with(|| invalid(kind, message));
@@ -261,7 +261,7 @@ impl ManifestWriter<'_, '_> {
                 o.first = self.next;
                 let mut in_nodes = 0usize;
                 node_tensors(&f.nodes, &mut |t| {
-                    in_nodes += usize::from(matches!(t.data, TensorData::Raw(_)))
+                    in_nodes += usize::from(t.data.byte_length().is_some())
                 });
                 self.next = o.first + in_nodes;
                 if !f.attribute_defaults.is_empty() {
@@ -471,14 +471,13 @@ impl ManifestWriter<'_, '_> {
         self.dims("dims", &t.dims);
         self.opt_str("doc", &t.doc);
         match &t.data {
-            TensorData::Raw(_) => {
+            TensorData::Raw(_) | TensorData::File(_) => {
                 let i = self.next;
                 self.next += 1;
-                let off = self.offsets.get(i).copied().unwrap_or(0);
-                let len = self.raws.get(i).map_or(0, |b| b.len());
+                let (off, len) = self.placed.get(i).copied().unwrap_or_default();
                 self.w.name("data").begin_object();
                 self.w.name("offset").u64(off);
-                self.w.name("length").u64(u64::try_from(len).unwrap_or(u64::MAX));
+                self.w.name("length").u64(len);
                 self.w.end_object();
             }
             TensorData::Strings(ss) => {
