@@ -94,7 +94,8 @@ impl<'t> Layout<'t> {
         self.held.push(held);
     }
 
-    /// Appends `other`'s pieces, joining built bytes that meet.
+    /// Appends `other`'s pieces, joining built bytes that meet (the ONNX writer's messages).
+    #[cfg(feature = "onnx")]
     pub(crate) fn append(&mut self, other: Layout<'t>) {
         for held in other.held {
             match held {
