@@ -54,6 +54,7 @@ pub mod digest;
 pub mod gzip;
 #[cfg(any(feature = "mlbundle", feature = "mpk"))]
 pub mod inflate;
+mod invariant;
 #[cfg(feature = "mlbundle")]
 pub mod join;
 pub mod json;

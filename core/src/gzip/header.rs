@@ -8,6 +8,7 @@
 use crate::digest::ChunkDigest;
 use crate::gzip::error::{GzipError, GzipReason};
 use crate::inflate::raw::to_u64;
+use crate::invariant;
 
 /// First magic byte, ID1 (§5.1).
 pub const ID1: u8 = 0x1f;
@@ -117,7 +118,7 @@ impl HeaderParser {
             Field::SubfieldData(left) => Ok(self.skip_data(rest, left)),
             Field::Name | Field::Comment => Ok(self.skip_string(rest)),
             _ => {
-                let byte = rest.first().copied().unwrap_or_default();
+                let byte = invariant::item(rest, 0);
                 self.byte(byte, at)?;
                 Ok(1)
             }
@@ -233,7 +234,7 @@ impl HeaderParser {
     /// Skips subfield data (at most `left` bytes of `rest`); never stores it.
     fn skip_data(&mut self, rest: &[u8], left: u16) -> usize {
         let n = rest.len().min(usize::from(left));
-        self.crc.update(rest.get(..n).unwrap_or_default());
+        self.crc.update(invariant::sub(rest, ..n));
         let left = left.saturating_sub(u16::try_from(n).unwrap_or(u16::MAX));
         if left == 0 {
             self.field = self.next_subfield();
@@ -249,7 +250,7 @@ impl HeaderParser {
             Some(zero) => (zero.saturating_add(1), true),
             None => (rest.len(), false),
         };
-        self.crc.update(rest.get(..n).unwrap_or_default());
+        self.crc.update(invariant::sub(rest, ..n));
         if ended {
             self.field = if self.field == Field::Name {
                 self.after_name()

@@ -4,6 +4,7 @@
 //! level 6, run-length strategy, input fed in 64 KiB pieces. Output is bounded by the
 //! caller's `max_output`, checked as each piece of output is produced.
 
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -116,7 +117,7 @@ impl Deflater {
         }
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(input, pos..);
             let (status, used, out) = compress(&mut self.comp, rest, &mut self.scratch, flush);
             pos = pos.saturating_add(used);
             self.emit(out, sink)?;
@@ -150,7 +151,7 @@ impl Deflater {
                 max_output: self.max_output,
             }));
         }
-        let chunk = self.scratch.get(..len).unwrap_or_default();
+        let chunk = invariant::sub(&self.scratch, ..len);
         if let Err(e) = sink(chunk) {
             return Err(self.fail(e));
         }

@@ -21,6 +21,7 @@
 
 use super::siphash::siphash13;
 use super::tokenizer::{DEFAULT_HASH_KEY, string_value};
+use crate::invariant;
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
@@ -90,7 +91,7 @@ fn head_at(input: &[u8], start: usize, end: usize) -> u64 {
     match input.get(start..).and_then(<[u8]>::first_chunk::<8>) {
         Some(word) if len < 8 => u64::from_le_bytes(*word) & ((1u64 << (8 * len)) - 1),
         Some(word) => u64::from_le_bytes(*word),
-        None => head_of(input.get(start..end).unwrap_or_default()),
+        None => head_of(invariant::sub(input, start..end)),
     }
 }
 
@@ -197,7 +198,8 @@ impl NameSets {
         if self.top.hashed {
             self.close_table(input);
         }
-        self.top = self.outer.pop().unwrap_or(EMPTY);
+        // Every close follows its open.
+        self.top = invariant::some_or(self.outer.pop(), EMPTY);
     }
 
     /// [`NameSets::close`] of an object that hashes: its table and its later names' list
@@ -282,7 +284,7 @@ impl NameSets {
         if !self.top.hashed {
             self.switch_to_table(input);
         }
-        let new = unescaped.unwrap_or_else(|| input.get(raw.0..raw.1).unwrap_or_default());
+        let new = unescaped.unwrap_or_else(|| invariant::sub(input, raw.0..raw.1));
         self.insert_hashed(input, raw.0, new)
     }
 
@@ -303,10 +305,9 @@ impl NameSets {
     fn bytes<'s>(&'s self, input: &'s [u8], n: &Name) -> &'s [u8] {
         // A name in the input ends before its closing quote, so it starts below the length.
         match n.start.checked_sub(input.len()) {
-            None => input.get(n.start..n.end),
-            Some(start) => self.arena.get(start..n.end.saturating_sub(input.len())),
+            None => invariant::sub(input, n.start..n.end),
+            Some(start) => invariant::sub(&self.arena, start..n.end.saturating_sub(input.len())),
         }
-        .unwrap_or_default()
     }
 
     #[inline(always)]
@@ -328,7 +329,7 @@ impl NameSets {
     fn seen_before(&self, input: &[u8], start: usize, end: usize, head: u64) -> bool {
         let name = Name { start, end, head };
         let new = self.bytes(input, &name);
-        let earlier = self.names.get(self.top.first..).unwrap_or_default();
+        let earlier = invariant::sub(&self.names, self.top.first..);
         earlier
             .iter()
             .any(|n| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new)
@@ -347,7 +348,7 @@ impl NameSets {
         slots.clear();
         slots.resize(SMALL * 4, Slot::default());
         let mut len = 0;
-        for n in self.names.get(first..).unwrap_or_default() {
+        for n in invariant::sub(&self.names, first..) {
             let hash = name_hash(self.key, self.bytes(input, n));
             place(&mut slots, hash, self.raw_start(input, n));
             len += 1;
@@ -506,7 +507,7 @@ fn run_len(slots: &[Slot], hash: u32) -> usize {
 fn run_repeat(input: &[u8], run: &[Slot]) -> Option<u32> {
     run.iter().enumerate().skip(1).find_map(|(j, later)| {
         let value = stored_value(input, later.start);
-        let earlier = run.get(..j).unwrap_or_default();
+        let earlier = invariant::sub(run, ..j);
         earlier
             .iter()
             .any(|e| stored_equals(input, e.start, &value))
@@ -539,11 +540,12 @@ fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
 /// closing quote ([`name_end`]), unescaped if it has escapes.
 pub fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
     let start = wide(start);
-    let raw = input.get(start..name_end(input, start)).unwrap_or_default();
+    let raw = invariant::sub(input, start..name_end(input, start));
     if !raw.contains(&b'\\') {
         return Cow::Borrowed(raw);
     }
-    let text = core::str::from_utf8(raw).unwrap_or_default();
+    // The string scan has checked the name's bytes as UTF-8.
+    let text = invariant::some(core::str::from_utf8(raw).ok());
     match string_value(text) {
         Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
         Cow::Owned(s) => Cow::Owned(s.into_bytes()),

@@ -1,6 +1,7 @@
 //! JSON numbers kept as their lexeme, with exact integer conversion (`spec/json.md` §4).
 
 use super::text::Text;
+use crate::invariant;
 use core::fmt;
 
 /// Why a number could not be read as the integer a reader asked for (`spec/json.md` §4.2).
@@ -219,7 +220,7 @@ fn format_u64(mut n: u64, negative: bool, buf: &mut [u8; 24]) -> &str {
             *slot = b'-';
         }
     }
-    buf.get(i..).and_then(|b| core::str::from_utf8(b).ok()).unwrap_or("0")
+    invariant::some_or(core::str::from_utf8(invariant::sub(buf, i..)).ok(), "0")
 }
 
 impl fmt::Debug for Number {

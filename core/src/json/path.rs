@@ -4,6 +4,7 @@
 use super::number::{IntError, Number};
 use super::value::{JsonType, Member, Node, Value};
 use super::writer::write_string;
+use crate::invariant;
 use alloc::string::String;
 use core::fmt::{self, Write};
 
@@ -121,7 +122,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
                 out.push('[');
                 match n.char_indices().nth(NAME_CHARS) {
                     Some((cut, _)) => {
-                        write_string(out, n.get(..cut).unwrap_or_default());
+                        write_string(out, invariant::sub_str(n, ..cut));
                         out.push('…');
                     }
                     None => write_string(out, n),

@@ -12,6 +12,7 @@ use super::error::Error;
 use super::text::Text;
 use super::tokenizer::{Parser, Sink, Str, Token};
 use super::value::{Node, Pending, Texts, Value, scalar_node};
+use crate::invariant;
 use alloc::vec::Vec;
 
 /// What [`parse_kept`] keeps of one value (`spec/json.md` §8.1). Whatever the schema, a
@@ -171,7 +172,8 @@ pub fn parse_kept(input: &[u8], limits: Limits, key: [u64; 2], keep: Keep<'_>) -
         top: None,
     };
     parser.read_into(&mut sink)?;
-    Ok(sink.top.unwrap_or(Value::new(Node::Null)))
+    // The root is always kept, and the parser returns only after it is complete.
+    Ok(invariant::some_or(sink.top, Value::new(Node::Null)))
 }
 
 #[cfg(test)]

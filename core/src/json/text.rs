@@ -5,6 +5,7 @@
 //! [`Value`](super::Value) allocates once per container, not once per name and string.
 //! Longer text is boxed. Both [`Number`](super::Number) lexemes and string values use it.
 
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::string::String;
 use core::borrow::Borrow;
@@ -47,10 +48,9 @@ impl Text {
         match &self.0 {
             // The inline bytes were copied from a `&str` whole, so they are UTF-8; the check
             // only keeps this crate free of `unsafe`.
-            Repr::Inline { len, buf } => buf
-                .get(..usize::from(*len))
-                .and_then(|b| core::str::from_utf8(b).ok())
-                .unwrap_or(""),
+            Repr::Inline { len, buf } => {
+                invariant::some(core::str::from_utf8(invariant::sub(buf, ..usize::from(*len))).ok())
+            }
             Repr::Heap(s) => s,
         }
     }
@@ -60,7 +60,7 @@ impl Text {
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            Repr::Inline { len, buf } => buf.get(..usize::from(*len)).unwrap_or_default(),
+            Repr::Inline { len, buf } => invariant::sub(buf, ..usize::from(*len)),
             Repr::Heap(s) => s.as_bytes(),
         }
     }

@@ -10,6 +10,7 @@ use super::error::{Error, Expected, Reason};
 use super::keys::NameSets;
 use super::number;
 use super::utf8::{self, is_noncharacter, seq_is_noncharacter};
+use crate::invariant;
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -31,7 +32,7 @@ impl<'a> Str<'a> {
     #[inline]
     pub fn raw(&self) -> &'a str {
         // Token boundaries are ASCII bytes, so they are always character boundaries.
-        self.text.get(self.start..self.end).unwrap_or_default()
+        invariant::sub_str(self.text, self.start..self.end)
     }
 
     /// The input offset just past the raw text (a string's closing quote, the byte after
@@ -595,8 +596,8 @@ impl<'a> Parser<'a> {
             self.scratch.clear();
             // From the bytes, not the text: a deferred-UTF-8 parser has no text, and the
             // string scan has checked these bytes.
-            let raw = self.bytes.get(at + 1..end).unwrap_or_default();
-            unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
+            let raw = invariant::sub(self.bytes, at + 1..end);
+            unescape(invariant::some(core::str::from_utf8(raw).ok()), &mut self.scratch);
             self.names
                 .insert(self.bytes, (at + 1, end), Some(self.scratch.as_bytes()))
         } else {
@@ -657,7 +658,7 @@ impl<'a> Parser<'a> {
                         self.check_utf8_run(i)?;
                     }
                     i += match high {
-                        LEAD3 | LEAD4 if seq_is_noncharacter(self.bytes.get(i..).unwrap_or_default()) => {
+                        LEAD3 | LEAD4 if seq_is_noncharacter(invariant::sub(self.bytes, i..)) => {
                             return Err(Error::new(Reason::Noncharacter, i));
                         }
                         LEAD3 => 3,
@@ -680,9 +681,9 @@ impl<'a> Parser<'a> {
     /// into well-formed runs. On failure the error is the one a whole-input check gives.
     #[cold]
     fn check_utf8_run(&mut self, i: usize) -> Result<(), Error> {
-        let rest = self.bytes.get(i..).unwrap_or_default();
+        let rest = invariant::sub(self.bytes, i..);
         let len = rest.iter().position(u8::is_ascii).unwrap_or(rest.len());
-        match core::str::from_utf8(rest.get(..len).unwrap_or_default()) {
+        match core::str::from_utf8(invariant::sub(rest, ..len)) {
             Ok(_) => {
                 self.utf8_until = i + len;
                 Ok(())
@@ -862,7 +863,7 @@ fn unescape(raw: &str, out: &mut String) {
     let mut rest = raw;
     let mut i = 0;
     while let Some(off) = rest.find('\\') {
-        out.push_str(rest.get(..off).unwrap_or_default());
+        out.push_str(invariant::sub_str(rest, ..off));
         let at = i + off;
         let (c, len) = match bytes.get(at + 1) {
             Some(b'b') => ('\u{8}', 2),
@@ -876,7 +877,7 @@ fn unescape(raw: &str, out: &mut String) {
         };
         out.push(c);
         i = at + len;
-        rest = raw.get(i..).unwrap_or_default();
+        rest = invariant::sub_str(raw, i..);
     }
     out.push_str(rest);
 }
@@ -884,13 +885,13 @@ fn unescape(raw: &str, out: &mut String) {
 /// Decodes `\uXXXX` or a `\uXXXX\uXXXX` surrogate pair at `at`; the tokenizer has
 /// already rejected anything else.
 fn decode_u(bytes: &[u8], at: usize) -> (char, usize) {
-    let first = hex4(bytes, at + 2).unwrap_or(0xFFFD);
+    let first = invariant::some_or(hex4(bytes, at + 2), 0xFFFD);
     if (0xD800..=0xDBFF).contains(&first) {
-        let low = hex4(bytes, at + 8).unwrap_or(0xDC00);
+        let low = invariant::some_or(hex4(bytes, at + 8), 0xDC00);
         let code = 0x10000 + ((first - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
-        (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
+        (invariant::some_or(char::from_u32(code), '\u{FFFD}'), 12)
     } else {
-        (char::from_u32(first).unwrap_or('\u{FFFD}'), 6)
+        (invariant::some_or(char::from_u32(first), '\u{FFFD}'), 6)
     }
 }
 

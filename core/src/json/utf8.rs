@@ -5,13 +5,14 @@
 //! problem precisely.
 
 use super::error::{Error, Reason, Utf8Problem};
+use crate::invariant;
 
 /// Validates `bytes` as UTF-8 (`spec/json.md` §1.1). On failure the offset is the first
 /// byte of the ill-formed sequence.
 pub fn validate(bytes: &[u8]) -> Result<&str, Error> {
     core::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
-        let rest = bytes.get(at..).unwrap_or_default();
+        let rest = invariant::sub(bytes, at..);
         Error::new(Reason::InvalidUtf8(classify(rest)), at)
     })
 }

@@ -2,6 +2,7 @@
 //! raise (`spec/mlbundle.md` §3).
 
 use super::names::MemberName;
+use crate::invariant;
 use crate::json::DEFAULT_HASH_KEY;
 use core::fmt;
 
@@ -60,7 +61,7 @@ pub struct LimitConfigError {
 
 impl fmt::Display for LimitConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (max, min) = TABLE.get(self.limit as usize).copied().unwrap_or_default();
+        let (max, min) = invariant::item(&TABLE, self.limit as usize);
         write!(
             f,
             "{:?} limit {} is outside {min}..={max}: version 1 limits may be lowered, never raised",
@@ -130,7 +131,7 @@ impl ArchiveLimits {
 
     /// The current value of `limit`.
     pub fn get(&self, limit: Limit) -> u64 {
-        self.values.get(limit as usize).copied().unwrap_or(0)
+        invariant::item(&self.values, limit as usize)
     }
 
     /// The effective cap of one member: the smaller of its specific cap and the general

@@ -1,5 +1,6 @@
 //! The eight member names of a bundle and their fixed order (`spec/mlbundle.md` §1.1, §10.1).
 
+use crate::invariant;
 use core::fmt;
 
 /// A member name allowed at the root of a bundle (§1.1). The declaration order is the
@@ -51,7 +52,7 @@ pub const ALL: [MemberName; 8] = [
 impl MemberName {
     /// The exact file name.
     pub fn as_str(self) -> &'static str {
-        NAMES.get(self as usize).copied().unwrap_or_default()
+        invariant::item(&NAMES, self as usize)
     }
 
     /// The name with index `i` in [`NAMES`].

@@ -45,7 +45,7 @@ pub fn reexport_hint(writer_version: Option<&str>) -> String {
 pub fn quote_version(s: &str) -> String {
     let cut = s.char_indices().nth(MAX_VERSION_CHARS).map_or(s.len(), |(i, _)| i);
     let mut out = String::new();
-    crate::json::write_string(&mut out, s.get(..cut).unwrap_or_default());
+    crate::json::write_string(&mut out, crate::invariant::sub_str(s, ..cut));
     if cut < s.len() {
         out.push('…');
     }

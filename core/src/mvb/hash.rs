@@ -2,6 +2,7 @@
 //! payload files, sorted by path.
 
 use crate::digest::{ChunkDigest, hex};
+use crate::invariant;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -28,5 +29,6 @@ where
         d.update(path.as_bytes());
         d.update(b"\n");
     }
-    d.finish().sha256.map(|s| hex(&s)).unwrap_or_default()
+    // SHA-256 was asked for.
+    invariant::some(d.finish().sha256.map(|s| hex(&s)))
 }

@@ -3,6 +3,8 @@
 //! undefined types 6 and 7 are rejected), and length-delimited payloads checked against the
 //! bytes that remain before they are sliced. Nothing is allocated here.
 
+use crate::invariant;
+
 /// A wire-level failure: what is wrong, at which absolute byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WireError {
@@ -118,7 +120,7 @@ impl<'a> Fields<'a> {
                     return Err(bad("length runs past the end of the message"));
                 };
                 self.pos = next + len;
-                Value::Len(self.buf.get(next..next + len).unwrap_or_default())
+                Value::Len(invariant::sub(self.buf, next..next + len))
             }
             5 => Value::Fixed32(u32::from_le_bytes(self.fixed::<4>(start)?)),
             3 | 4 => return Err(bad("wire type 3 or 4 (group): not an ONNX model")),

@@ -1,6 +1,7 @@
 //! PAX extended header records (`spec/mpk.md` §1.2).
 
 use super::error::{PaxKey, TarReason};
+use crate::invariant;
 use alloc::vec::Vec;
 
 /// What a PAX extended header says about the next entry (`spec/mpk.md` §1.2.3).
@@ -104,7 +105,7 @@ const I64_MAX: u64 = i64::MAX as u64;
 fn is_time(v: &[u8]) -> bool {
     let v = v.strip_prefix(b"-").unwrap_or(v);
     let (seconds, fraction) = match v.iter().position(|&b| b == b'.') {
-        Some(dot) => (v.get(..dot).unwrap_or_default(), v.get(dot + 1..)),
+        Some(dot) => (invariant::sub(v, ..dot), v.get(dot + 1..)),
         None => (v, None),
     };
     let fraction_ok = fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
@@ -158,7 +159,8 @@ impl<'a> Records<'a> {
         if key.is_empty() || key.contains(&0) {
             return Err(bad);
         }
-        let value = value.get(1..).unwrap_or_default();
+        // `value` starts with the `=`.
+        let value = invariant::sub(value, 1..);
         Ok((
             Record {
                 key,

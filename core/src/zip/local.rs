@@ -5,6 +5,7 @@ use super::central::CentralEntry;
 use super::error::{ZipError, ZipReason};
 use super::extra::{has_zip64_field, zip64_values};
 use super::header::{FLAG_DESCRIPTOR, FieldOffsets, check_common};
+use crate::invariant;
 
 /// Signature of a local header.
 pub const LOCAL_SIG: u32 = 0x0403_4b50;
@@ -38,7 +39,7 @@ pub fn read_local(data: &[u8], entry: &CentralEntry, names: &[&str]) -> Result<L
     let (name_len, extra_len) = (u64::from(f.u16(26)), u64::from(f.u16(28)));
     let name_at = at.saturating_add(LOCAL_LEN);
     let name = record(data, name_at, name_len, ZipReason::BadLocalHeader).map_err(|e| e.member(entry.name))?;
-    let expected = names.get(entry.name).map(|n| n.as_bytes()).unwrap_or_default();
+    let expected = invariant::some(names.get(entry.name).map(|n| n.as_bytes()));
     if name != expected {
         return Err(fail(ZipReason::LocalMismatch, LOCAL_LEN));
     }

@@ -2,6 +2,8 @@
 //! §3.2.2): one lookup of the next `root` bits gives a leaf, or a pointer to a
 //! second-level table for the few codes longer than `root` bits.
 
+use crate::invariant;
+
 /// Entry layout (a `u32`): bits 0–4 the code length to consume (bit 5 is always clear,
 /// so a 64-bit shift by the whole entry consumes the code), bits 6–8 the kind, bits
 /// 10–14 the extra bits that follow (or a subtable's index bits), bits 16–31 the value
@@ -204,7 +206,7 @@ fn fill(table: &mut [u32], root: u32, lens: &[u8], count: &[u32; 16], alphabet: 
             *n += 1;
         }
     }
-    let sorted = sorted.get(..usize::from(acc)).unwrap_or_default();
+    let sorted = invariant::sub(&sorted, ..usize::from(acc));
     let root_size = 1usize << root;
     // Codes are placed shortest first; before the codes of each longer length the
     // filled part of the table is doubled, which repeats every shorter code's entry at
@@ -239,7 +241,7 @@ fn fill(table: &mut [u32], root: u32, lens: &[u8], count: &[u32; 16], alphabet: 
 /// adds one after each code). Returns the symbol's code length.
 #[inline(always)]
 fn next_length(lens: &[u8], symbol: u16, len: u32, code: &mut u32) -> u32 {
-    let l = u32::from(lens.get(usize::from(symbol)).copied().unwrap_or(0));
+    let l = u32::from(invariant::item(lens, usize::from(symbol)));
     *code <<= l.saturating_sub(len);
     l
 }

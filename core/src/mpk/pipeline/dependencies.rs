@@ -5,6 +5,7 @@
 //! [`Dependency`] it resolves to.
 
 use super::{DECODER, Dependency, INPUT, NOT_EARLIER, Stage, rule};
+use crate::invariant;
 use crate::json::{self, Cursor, JsonType, Limits, Parser, Sink, Str, Token, shape};
 use crate::mpk::MpkError;
 use crate::unique::Key;
@@ -130,7 +131,8 @@ impl<'a> Walk<'_, 'a> {
     /// An input `name` at `at` of the stage being read (§3.5.2): element `k` of its `input`
     /// array, or (`None`) its `input` string.
     fn dependency(&mut self, at: usize, name: &str, k: Option<usize>) {
-        let position = self.place.get(self.stage).copied().unwrap_or(0);
+        // The sequence rules passed: every element read is a stage with its place.
+        let position = invariant::item(&self.place, self.stage);
         let resolved = if name == DECODER {
             Some(Dependency::Decoder)
         } else {

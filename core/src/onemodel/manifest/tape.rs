@@ -6,6 +6,7 @@
 //! The manifest reader walks the tape through [`super::cursor::Cursor`] exactly as it would
 //! walk an owned [`json::Value`]: same members, same order, same paths and offsets.
 
+use crate::invariant;
 use crate::json::{self, JsonType, Parser, Str, Token};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -151,7 +152,7 @@ impl<'a> json::Sink<'a> for Builder<'a> {
             Some(index) => (Item::EscapedName { index }, u32::MAX),
             None => {
                 let end = small(s.end());
-                let raw = self.manifest.get(at.saturating_add(1)..s.end()).unwrap_or_default();
+                let raw = invariant::sub(self.manifest, at.saturating_add(1)..s.end());
                 (Item::Name { offset, end }, name_bit(raw))
             }
         };
@@ -250,7 +251,7 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
         if x != y {
             return false;
         }
-        (a, b) = (a.get(8..).unwrap_or_default(), b.get(8..).unwrap_or_default());
+        (a, b) = (invariant::sub(a, 8..), invariant::sub(b, 8..));
     }
     a.iter().zip(b).all(|(x, y)| x == y)
 }
@@ -358,9 +359,7 @@ impl<'v> Tape<'v> {
 
     /// The text of a string or name opening at `offset` and ending before `end`.
     fn quoted(&self, offset: u32, end: u32) -> &str {
-        self.text
-            .get(wide(offset).saturating_add(1)..wide(end))
-            .unwrap_or_default()
+        invariant::sub_str(self.text, wide(offset).saturating_add(1)..wide(end))
     }
 
     fn name(&self, at: u32) -> &str {

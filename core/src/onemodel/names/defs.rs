@@ -13,6 +13,7 @@
 //! comparison costs, never more: the order is still total, so the bound holds.
 
 use super::Def;
+use crate::invariant;
 use crate::onemodel::manifest::{self, Seg};
 use alloc::vec::Vec;
 
@@ -288,7 +289,7 @@ fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
         }
     }
     for b in 1..starts.len() {
-        let before = starts.get(b - 1).copied().unwrap_or(0);
+        let before = invariant::item(&starts, b - 1);
         if let Some(c) = starts.get_mut(b) {
             *c += before;
         }
@@ -305,7 +306,7 @@ fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
     }
     let name = |k: &u128| list.get(index(k)).map_or("", |e| key(e).name);
     for b in starts.windows(2) {
-        let [lo, hi] = [b.first().copied().unwrap_or(0), b.get(1).copied().unwrap_or(0)];
+        let [lo, hi] = [invariant::item(b, 0), invariant::item(b, 1)];
         let Some(run) = keys.get_mut(lo..hi).filter(|run| run.len() > 1) else {
             continue;
         };
