@@ -33,6 +33,7 @@
 //!   detection (`spec/mpk.md` §2).
 #![no_std]
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 #![cfg_attr(
     not(test),
     deny(

@@ -6,10 +6,10 @@ mod common;
 use modelgate_core::Location;
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::mvb::{
-    Failure, ImportValidator, MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits, bundle_hash, check_mvb, covers,
-    write::append_entry, write_bundle,
+    Failure, ImportValidator, MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits, append_entry, bundle_hash,
+    check_mvb, covers, write_bundle,
 };
-use modelgate_core::tar::writer::END_OF_ARCHIVE;
+use modelgate_core::tar::END_OF_ARCHIVE;
 use modelgate_core::tar::{BLOCK, Discard, EntrySink};
 
 const ID: &str = "qwen--qwen3-0.6b@c1899de289a0";

@@ -3,7 +3,7 @@
 //! single-byte mutation and truncation of a whole bundle. (The hostile corpus in
 //! `tools/corpus-gen/src/mlbundle.rs` covers every rule with the mlbundle kinds.)
 
-use modelgate_core::mlbundle::names::NAMES;
+use modelgate_core::mlbundle::NAMES;
 use modelgate_core::mlbundle::{ArchiveLimits, Manifest, MemberName as N, Recipe, read_container, write_container};
 use modelgate_core::zip::{Archive, ZipError, ZipReason as R, read_member};
 use std::collections::BTreeMap;

@@ -13,7 +13,7 @@ mod counting_alloc;
 
 use counting_alloc::{Counting, measure};
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::mlbundle::names::NAMES;
+use modelgate_core::mlbundle::NAMES;
 use modelgate_core::zip::{Archive, read_member};
 
 #[global_allocator]

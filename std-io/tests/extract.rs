@@ -5,7 +5,7 @@ mod progress;
 
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::mpk::{MpkKind, MpkLimits, Registry, check_tar_gz};
-use modelgate_core::tar::writer::END_OF_ARCHIVE;
+use modelgate_core::tar::END_OF_ARCHIVE;
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
 use modelgate_io::extract::{ExtractError, check_package, extract};
 use std::fs;

@@ -4,7 +4,7 @@
 
 use modelgate_core::digest::ChunkDigest;
 use modelgate_core::mpk::MpkLimits;
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
 use modelgate_io::extract::{CHUNK, HANDOFF_BUFFER, HANDOFF_BUFFERS, READ_AHEAD, check_package, extract};
 use std::fs::{self, File};

@@ -14,7 +14,7 @@
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::{self, Node, Value};
 use modelgate_core::mlbundle::{self, ArchiveLimits, MemberName, Recipe, read_container, write_container};
-use modelgate_core::mpk::pipeline::read_pipelines;
+use modelgate_core::mpk::read_pipelines;
 use modelgate_core::mpk::{MpkLimits, Registry, check_tar_gz};
 use modelgate_core::mvb::{Manifest, MvbLimits, covers};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
@@ -196,7 +196,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     );
     let bad = samples.replace("[0,1]]}", "[0]]}");
     let limits = ArchiveLimits::DEFAULT;
-    let (e, peak) = common::peak_of(|| mlbundle::declaration::check_samples(bad.as_bytes(), 2, &limits));
+    let (e, peak) = common::peak_of(|| mlbundle::check_samples(bad.as_bytes(), 2, &limits));
     let e = e.unwrap_err();
     assert_eq!(e.location.path.as_deref(), Some("samples.rows[2599999]"), "{e:?}");
     assert!(
@@ -248,8 +248,9 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         let limits = json::Limits {
             max_bytes: 64 << 20,
             max_depth: 64,
+            hash_key: KEY,
         };
-        read_pipelines(text.as_bytes(), limits, KEY, &Registry::DEFAULT, 1024)
+        read_pipelines(text.as_bytes(), limits, &Registry::DEFAULT, 1024)
     };
     let (verdict, peak) = common::peak_of(|| read(&text));
     let e = verdict.unwrap().unwrap_err();

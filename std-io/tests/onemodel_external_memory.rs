@@ -100,14 +100,14 @@ fn external_data_is_checked_converted_and_written_back_in_bounded_memory() {
     let (checked, heap) = common::peak_of(|| onemodel::with_onnx(&input, onemodel::limits(), |_, f| f.files().len()));
     assert_eq!(checked.unwrap(), 1);
     assert!(heap < MIB as usize, "check: heap peak {heap} bytes");
-    let (converted, heap) = common::peak_of(|| onemodel::convert(&input, &one, &Options::default()));
+    let (converted, heap) = common::peak_of(|| onemodel::convert(&input, &one, &Options::default(), &mut |_, _| {}));
     converted.unwrap();
     assert!(heap < MIB as usize, "convert: heap peak {heap} bytes");
     let external = Options {
         external_data: true,
         ..Options::default()
     };
-    let (written, heap) = common::peak_of(|| onemodel::to_onnx(&one, &back, &external));
+    let (written, heap) = common::peak_of(|| onemodel::to_onnx(&one, &back, &external, &mut |_, _| {}));
     written.unwrap();
     assert!(heap < MIB as usize, "to-onnx: heap peak {heap} bytes");
     if let Some(growth) = resident.growth() {

@@ -4,7 +4,7 @@
 //! tensors over one 1 MiB range, loaded (mapped) from disk as a library user would, is
 //! refused before the 2 GiB output is reserved.
 
-use modelgate_core::onemodel::{self, ErrorKind, writer::assemble};
+use modelgate_core::onemodel::{self, ErrorKind, assemble};
 use modelgate_io::temp::TempDir;
 
 mod common;

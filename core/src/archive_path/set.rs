@@ -26,6 +26,8 @@ impl fmt::Display for SetError {
     }
 }
 
+impl core::error::Error for SetError {}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     File,

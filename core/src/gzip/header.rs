@@ -11,24 +11,22 @@ use crate::inflate::raw::to_u64;
 use crate::invariant;
 
 /// First magic byte, ID1 (§5.1).
-pub const ID1: u8 = 0x1f;
+pub(crate) const ID1: u8 = 0x1f;
 /// Second magic byte, ID2 (§5.1).
-pub const ID2: u8 = 0x8b;
+pub(crate) const ID2: u8 = 0x8b;
 /// The only compression method, deflate (§5.1).
-pub const CM_DEFLATE: u8 = 8;
+pub(crate) const CM_DEFLATE: u8 = 8;
 
-/// FLG bit: the content is probably text (no effect, §5.1).
-pub const FTEXT: u8 = 1 << 0;
 /// FLG bit: a CRC-16 of the header follows the optional fields (§5.4).
-pub const FHCRC: u8 = 1 << 1;
+pub(crate) const FHCRC: u8 = 1 << 1;
 /// FLG bit: an extra field is present (§5.2).
-pub const FEXTRA: u8 = 1 << 2;
+pub(crate) const FEXTRA: u8 = 1 << 2;
 /// FLG bit: a zero-terminated file name is present (§5.3).
-pub const FNAME: u8 = 1 << 3;
+pub(crate) const FNAME: u8 = 1 << 3;
 /// FLG bit: a zero-terminated comment is present (§5.3).
-pub const FCOMMENT: u8 = 1 << 4;
+pub(crate) const FCOMMENT: u8 = 1 << 4;
 /// FLG bits 5 to 7, reserved and required to be zero (§5.1).
-pub const FLG_RESERVED: u8 = 0b1110_0000;
+pub(crate) const FLG_RESERVED: u8 = 0b1110_0000;
 
 /// Where the parser is inside the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +55,7 @@ enum Field {
 /// Result of [`HeaderParser::feed`] (`spec/inflate.md` §5.5: the deflate stream starts
 /// right after the header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeaderProgress {
+pub(crate) struct HeaderProgress {
     /// Bytes of the given slice that belong to the header.
     pub consumed: usize,
     /// True when the header is complete (the deflate stream starts after `consumed`).
@@ -66,7 +64,7 @@ pub struct HeaderProgress {
 
 /// Validates one gzip member header fed in pieces (`spec/inflate.md` §5.1 to §5.4).
 #[derive(Clone)]
-pub struct HeaderParser {
+pub(crate) struct HeaderParser {
     field: Field,
     flags: u8,
     xlen_left: u16,
@@ -78,7 +76,7 @@ pub struct HeaderParser {
 
 impl HeaderParser {
     /// A parser positioned before ID1 (`spec/inflate.md` §5.1).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         HeaderParser {
             field: Field::Id1,
             flags: 0,
@@ -89,15 +87,10 @@ impl HeaderParser {
         }
     }
 
-    /// True once the header is complete and valid (§5.1 to §5.4).
-    pub fn is_done(&self) -> bool {
-        self.field == Field::Done
-    }
-
     /// Consumes header bytes from `input`, whose first byte is at absolute offset
     /// `base`, stopping at the end of the header (`spec/inflate.md` §5.1 to §5.4).
     /// Errors carry the absolute offset of the offending field.
-    pub fn feed(&mut self, input: &[u8], base: u64) -> Result<HeaderProgress, GzipError> {
+    pub(crate) fn feed(&mut self, input: &[u8], base: u64) -> Result<HeaderProgress, GzipError> {
         let mut pos = 0usize;
         while self.field != Field::Done {
             let Some(rest) = input.get(pos..).filter(|r| !r.is_empty()) else {

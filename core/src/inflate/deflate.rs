@@ -16,10 +16,10 @@ use miniz_oxide::deflate::core::{
 use crate::inflate::raw::to_u64;
 
 /// Compression level of the writer (`spec/inflate.md` §4.1).
-pub const LEVEL: i32 = 6;
+pub(crate) const LEVEL: i32 = 6;
 
 /// Size of the pieces input is fed to the compressor in (`spec/inflate.md` §4.1).
-pub const INPUT_CHUNK: usize = 1 << 16;
+pub(crate) const INPUT_CHUNK: usize = 1 << 16;
 
 /// Size of the scratch buffer compressed output passes through.
 const OUTPUT_CHUNK: usize = 1 << 15;
@@ -78,7 +78,7 @@ impl Deflater {
         }
     }
 
-    /// Compresses `input`, in pieces of at most [`INPUT_CHUNK`] bytes, passing
+    /// Compresses `input`, in pieces of at most `INPUT_CHUNK` bytes, passing
     /// compressed output to `sink` as it is produced (§4.1). A sink error stops the
     /// writer and is returned. After any error the writer returns it again.
     pub fn write<F>(&mut self, input: &[u8], mut sink: F) -> Result<(), DeflateError>

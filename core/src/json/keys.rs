@@ -27,13 +27,13 @@ use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 
 /// Members an object may have before it switches from direct comparison to hashing.
-pub const SMALL: usize = 16;
+pub(crate) const SMALL: usize = 16;
 
 /// Members at which the table of an object of a set made with [`NameSets::defer`] stops
 /// growing, and later names are checked among themselves by one sort when it closes
 /// (`spec/json.md` §5.1). 2,048 slots of 8 bytes: the table stays in the processor's
 /// first-level cache.
-pub const LARGE: usize = 1024;
+pub(crate) const LARGE: usize = 1024;
 
 /// A name as a range: of the input, or (offset by the input's length, so one range type
 /// serves both) of the arena holding unescaped names. 24 bytes, written once per name.
@@ -124,7 +124,7 @@ const EMPTY: Frame = Frame {
 
 /// The names of every open object. The innermost object's frame is kept apart from the
 /// enclosing ones, so adding a name touches no frame stack.
-pub struct NameSets {
+pub(crate) struct NameSets {
     names: Vec<Name>,
     top: Frame,
     outer: Vec<Frame>,
@@ -147,7 +147,7 @@ pub struct NameSets {
 impl NameSets {
     /// An empty set of sets, hashing under `key`; under a key derived from the input when
     /// `key` is [`DEFAULT_HASH_KEY`] (`spec/json.md` §5).
-    pub fn new(key: [u64; 2]) -> Self {
+    pub(crate) fn new(key: [u64; 2]) -> Self {
         NameSets {
             names: Vec::new(),
             top: EMPTY,
@@ -166,18 +166,13 @@ impl NameSets {
     /// close (`spec/json.md` §5.1). Only for a read that hands out no names before its
     /// verdict (a validation): a repeat among an object's later names is noticed only by
     /// [`NameSets::pending_repeat`], which such a read asks when it ends or fails.
-    pub fn defer(&mut self) {
+    pub(crate) fn defer(&mut self) {
         self.defer = true;
-    }
-
-    /// True after [`NameSets::defer`].
-    pub fn defers(&self) -> bool {
-        self.defer
     }
 
     /// Starts the name set of a newly opened object.
     #[inline]
-    pub fn open(&mut self) {
+    pub(crate) fn open(&mut self) {
         self.outer.push(self.top);
         self.top = Frame {
             first: self.names.len(),
@@ -192,7 +187,7 @@ impl NameSets {
     /// object whose table stopped growing are checked first (§5.1), and the first repeat
     /// among them is kept for [`NameSets::pending_repeat`].
     #[inline(always)]
-    pub fn close(&mut self, input: &[u8]) {
+    pub(crate) fn close(&mut self, input: &[u8]) {
         self.names.truncate(self.top.first);
         self.arena.truncate(self.top.arena_start);
         if self.top.hashed {
@@ -222,7 +217,7 @@ impl NameSets {
     /// The earliest later name (§5.1), in an object closed so far or one still open, that
     /// repeats an earlier name of its object: the offset of its opening quote. A read that
     /// ends reports it; one that fails reports it instead when it comes first (§7.1).
-    pub fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
+    pub(crate) fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
         if self.repeat.is_none() && self.tables.iter().all(|t| t.later.is_none()) {
             return None;
         }
@@ -237,7 +232,7 @@ impl NameSets {
     /// its quotes; when it has escapes, `unescaped` holds its unescaped bytes.
     /// Returns false when an equal name is already there.
     #[inline(always)]
-    pub fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
+    pub(crate) fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
         let arena_start = self.arena.len();
         // The name travels as three scalars until it is pushed: built as a `Name` here, it
         // would live on the stack and be copied into `names` with a 16-byte load over two
@@ -538,7 +533,7 @@ fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
 
 /// The value of the name whose text starts at `start` in the input: its text up to the
 /// closing quote ([`name_end`]), unescaped if it has escapes.
-pub fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
+pub(crate) fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
     let start = wide(start);
     let raw = invariant::sub(input, start..name_end(input, start));
     if !raw.contains(&b'\\') {
@@ -555,7 +550,7 @@ pub fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
 /// The offset of the closing quote of the name whose text starts at `start` in the input:
 /// the first quote that no backslash escapes (the input up to there has passed the string
 /// rules, so that quote is there).
-pub fn name_end(input: &[u8], start: usize) -> usize {
+pub(crate) fn name_end(input: &[u8], start: usize) -> usize {
     let mut end = start;
     while let Some(&b) = input.get(end) {
         match b {

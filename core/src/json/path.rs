@@ -48,8 +48,8 @@ impl fmt::Display for Problem {
             Problem::WrongType { expected, found } => {
                 write!(f, "expected {}, found {}", expected.name(), found.name())
             }
-            Problem::NotAnInteger => f.write_str("expected an integer without fraction or exponent"),
-            Problem::OutOfRange => f.write_str("integer out of range"),
+            Problem::NotAnInteger => IntError::NotAnInteger.fmt(f),
+            Problem::OutOfRange => IntError::OutOfRange.fmt(f),
             Problem::UnknownMember => f.write_str("unknown member"),
             Problem::Rule(rule) => f.write_str(rule),
         }
@@ -62,6 +62,8 @@ impl fmt::Display for FieldError {
         write!(f, "{}: {}", self.path, self.problem)
     }
 }
+
+impl core::error::Error for FieldError {}
 
 #[derive(Clone, Copy)]
 enum Segment<'p> {

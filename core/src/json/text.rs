@@ -15,7 +15,7 @@ use core::ops::Deref;
 
 /// Bytes kept inline; with the length and the variant tag the type is 24 bytes, the size
 /// of a `String`.
-pub const INLINE: usize = 22;
+pub(crate) const INLINE: usize = 22;
 
 /// An immutable UTF-8 string, inline when at most `INLINE` (22) bytes long.
 #[derive(Clone)]
@@ -66,7 +66,8 @@ impl Text {
     }
 
     /// True when the text is kept inline (no heap allocation).
-    pub fn is_inline(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_inline(&self) -> bool {
         matches!(self.0, Repr::Inline { .. })
     }
 }

@@ -191,8 +191,8 @@ pub const MAX_INPUT: usize = u32::MAX as usize;
 /// The default SipHash key. Anyone can read it, so a parser left with it (or given it)
 /// does not hash under it: its tables are keyed with the SHA-256 of the whole input,
 /// computed the first time an object reaches 17 members (`spec/json.md` §5). Callers with
-/// an entropy source pass their own key through [`Parser::with_hash_key`] and skip that
-/// pass; `modelgate-io` does so with a per-process random key.
+/// an entropy source pass their own key in [`super::Limits::hash_key`] and skip that pass;
+/// `modelgate-io` does so with a per-process random key.
 pub const DEFAULT_HASH_KEY: [u64; 2] = [0x6d6f_6465_6c67_6174, 0x6a73_6f6e_6b65_7973];
 
 impl<'a> Parser<'a> {
@@ -211,7 +211,7 @@ impl<'a> Parser<'a> {
     /// reads them instead of over the whole input first, so each byte is read once. Every
     /// non-ASCII byte of an accepted document is inside a string, so acceptance is the
     /// same; on rejection the caller must let an ill-formed sequence anywhere in the input
-    /// take precedence, as [`Parser::new`] would have ([`super::validate_keyed`] does).
+    /// take precedence, as [`Parser::new`] would have ([`super::validate`] does).
     /// It checks only the size limit: the caller checks the byte-order mark
     /// ([`no_byte_order_mark`]) before it reads, and lets a UTF-8 error win over that too.
     /// Until [`Parser::new`] sets its text, the tokens' text is empty.
@@ -227,7 +227,7 @@ impl<'a> Parser<'a> {
             open: Vec::new(),
             state: State::Start,
             after: State::AfterTop,
-            names: NameSets::new(DEFAULT_HASH_KEY),
+            names: NameSets::new(limits.hash_key),
             max_depth: limits.max_depth,
             scratch: String::new(),
             utf8_until: 0,
@@ -235,20 +235,9 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5); for
-    /// [`DEFAULT_HASH_KEY`], a key derived from the input instead.
-    pub fn with_hash_key(mut self, key: [u64; 2]) -> Self {
-        let defer = self.names.defers();
-        self.names = NameSets::new(key);
-        if defer {
-            self.names.defer();
-        }
-        self
-    }
-
     /// Lets objects of [`super::keys::LARGE`] names or more check their names by one sort
     /// when they close (`spec/json.md` §5.1). Only for a read that hands out no names before its
-    /// verdict: a validation ([`super::validate_keyed`]).
+    /// verdict: a validation ([`super::validate`]).
     pub(super) fn defer_duplicates(mut self) -> Self {
         self.names.defer();
         self

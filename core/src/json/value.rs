@@ -342,7 +342,8 @@ pub fn container(object: bool) -> JsonType {
 }
 
 /// The type of a scalar token.
-pub fn scalar_type(token: &Token<'_>) -> JsonType {
+#[cfg(any(feature = "mlbundle", feature = "mpk"))]
+pub(crate) fn scalar_type(token: &Token<'_>) -> JsonType {
     match token {
         Token::String(_) => JsonType::String,
         Token::Number(_) => JsonType::Number,

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 /// Appends `s` as a canonical JSON string, quotes included (§9.2): `"` and `\` are
 /// escaped, U+0008, U+0009, U+000A, U+000C, U+000D use their short escapes, other
 /// characters below U+0020 use `\u00xx` with lowercase hex, everything else is literal.
-pub fn write_string(out: &mut String, s: &str) {
+pub(crate) fn write_string(out: &mut String, s: &str) {
     out.push('"');
     let mut rest = s;
     while let Some(i) = rest.find(|c: char| c < ' ' || c == '"' || c == '\\') {

@@ -70,6 +70,8 @@ impl fmt::Display for LimitConfigError {
     }
 }
 
+impl core::error::Error for LimitConfigError {}
+
 /// The limits one read or write runs under (§3). [`ArchiveLimits::DEFAULT`] is the version
 /// 1 ceiling; [`ArchiveLimits::with`] lowers one limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,11 +150,12 @@ impl ArchiveLimits {
         specific.map_or(general, |l| general.min(self.get(l)))
     }
 
-    /// JSON limits for member `name`: its cap and the configured depth.
+    /// JSON limits for member `name`: its cap, the configured depth and the key.
     pub fn json(&self, name: MemberName) -> crate::json::Limits {
         crate::json::Limits {
             max_bytes: usize::try_from(self.member_cap(name)).unwrap_or(usize::MAX),
             max_depth: usize::try_from(self.get(Limit::JsonDepth)).unwrap_or(usize::MAX),
+            hash_key: self.hash_key,
         }
     }
 }

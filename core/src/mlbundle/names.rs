@@ -38,7 +38,7 @@ pub const NAMES: [&str; 8] = [
 ];
 
 /// Every member name in fixed order.
-pub const ALL: [MemberName; 8] = [
+pub(crate) const ALL: [MemberName; 8] = [
     MemberName::Manifest,
     MemberName::ModelOnnx,
     MemberName::ModelSkops,
@@ -66,7 +66,7 @@ impl MemberName {
     }
 
     /// True for the four model members.
-    pub fn is_model(self) -> bool {
+    pub(crate) fn is_model(self) -> bool {
         matches!(
             self,
             MemberName::ModelOnnx | MemberName::ModelSkops | MemberName::ModelUbj | MemberName::ModelCbm
@@ -74,7 +74,7 @@ impl MemberName {
     }
 
     /// True for the JSON members other than the manifest (§8).
-    pub fn is_json_member(self) -> bool {
+    pub(crate) fn is_json_member(self) -> bool {
         matches!(self, MemberName::Schema | MemberName::Structure | MemberName::Samples)
     }
 }

@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// The algorithm name of §1.4, as the manifest and marker state it.
-pub const ALGORITHM: &str = "sha256-of-sorted-sha256-lines";
+pub(crate) const ALGORITHM: &str = "sha256-of-sorted-sha256-lines";
 
 /// The `covers` text for a payload root without trailing slash (`spec/mvb.md` §1.2).
 pub fn covers(payload_root: &str) -> String {

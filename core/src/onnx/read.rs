@@ -93,30 +93,34 @@ pub(super) struct Decoder<'r> {
     resolver: Option<&'r mut Resolver<'r>>,
 }
 
-/// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6) under `limits`' nesting and
-/// tensor size bounds (`max_nesting`, `max_tensor_bytes`; the others are the manifest's).
-/// Tensors with `raw_data` are views of `bytes`; typed fields (`float_data`, …) are
-/// converted to `raw_data` layout. Tensors kept in external files are `Unsupported` here
-/// ([`read_model_with`] takes a resolver for them). Names are not resolved: call
-/// [`crate::onemodel::names::resolve`].
-pub fn read_model(bytes: &[u8], limits: Limits) -> R<Model<'_>> {
-    let mut d = Decoder {
-        path: Vec::new(),
-        max_nesting: limits.max_nesting,
-        max_tensor_bytes: limits.max_tensor_bytes,
-        resolver: None,
-    };
-    d.model(bytes, 0)
+/// How [`read_model`] reads: under which limits, and how it places tensors kept in external
+/// files (§6.2). A [`Limits`] converts into the options without a resolver.
+pub struct ReadOptions<'r> {
+    /// The nesting and tensor size bounds (`max_nesting`, `max_tensor_bytes`; the others are
+    /// the manifest's).
+    pub limits: Limits,
+    /// `None`: a tensor kept in an external file is `Unsupported`. A resolver: each becomes
+    /// a range of the file the resolver numbers ([`TensorData::File`]), never read here.
+    pub resolver: Option<&'r mut Resolver<'r>>,
 }
 
-/// [`read_model`] with a resolver for tensors kept in external files (§6.2): each becomes
-/// a range of the file the resolver numbers ([`TensorData::File`]), never read here.
-pub fn read_model_with<'a, 'r>(bytes: &'a [u8], limits: Limits, resolver: &'r mut Resolver<'r>) -> R<Model<'a>> {
+impl From<Limits> for ReadOptions<'_> {
+    fn from(limits: Limits) -> Self {
+        ReadOptions { limits, resolver: None }
+    }
+}
+
+/// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6) under the options' limits,
+/// external tensors placed by their resolver. Tensors with `raw_data` are views of `bytes`;
+/// typed fields (`float_data`, …) are converted to `raw_data` layout. Names are not
+/// resolved: call [`crate::onemodel::resolve`].
+pub fn read_model<'a, 'r>(bytes: &'a [u8], options: impl Into<ReadOptions<'r>>) -> R<Model<'a>> {
+    let ReadOptions { limits, resolver } = options.into();
     let mut d = Decoder {
         path: Vec::new(),
         max_nesting: limits.max_nesting,
         max_tensor_bytes: limits.max_tensor_bytes,
-        resolver: Some(resolver),
+        resolver,
     };
     d.model(bytes, 0)
 }

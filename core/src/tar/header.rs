@@ -14,7 +14,7 @@ const GNU_MAGIC: &[u8; 8] = b"ustar  \x00";
 /// Offset of the magic field.
 pub const MAGIC_OFFSET: usize = 257;
 /// Offset of the typeflag byte.
-pub const TYPEFLAG_OFFSET: usize = 156;
+pub(crate) const TYPEFLAG_OFFSET: usize = 156;
 
 /// Which header dialect a block uses (`spec/mpk.md` §1.1.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub enum EntryKind {
 
 impl EntryKind {
     /// True for the types whose data other readers skip: they must have size 0 (§1.1.7).
-    pub fn must_be_empty(self) -> bool {
+    pub(crate) fn must_be_empty(self) -> bool {
         !matches!(self, EntryKind::Regular | EntryKind::Other(_))
     }
 
@@ -69,7 +69,7 @@ impl EntryKind {
 
 /// The typeflag of a block, meta types included (`spec/mpk.md` §1.1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TypeFlag {
+pub(crate) enum TypeFlag {
     /// An entry proper.
     Entry(EntryKind),
     /// `x`: PAX extended header for the next entry.
@@ -88,7 +88,7 @@ pub enum TypeFlag {
 
 impl TypeFlag {
     /// Maps the typeflag byte (`spec/mpk.md` §1.1.6).
-    pub fn from_byte(b: u8) -> TypeFlag {
+    pub(crate) fn from_byte(b: u8) -> TypeFlag {
         match b {
             b'0' | 0 => TypeFlag::Entry(EntryKind::Regular),
             b'1' => TypeFlag::Entry(EntryKind::HardLink),
@@ -110,7 +110,7 @@ impl TypeFlag {
 
 /// A header block that passed every check of §1.1. Names borrow the block.
 #[derive(Clone, Copy, Debug)]
-pub struct Header<'a> {
+pub(crate) struct Header<'a> {
     /// ustar or GNU.
     pub dialect: Dialect,
     /// The typeflag.
@@ -138,16 +138,16 @@ pub struct Header<'a> {
 }
 
 /// A header error: the reason and the offset inside the block.
-pub type HeaderError = (TarReason, usize);
+pub(crate) type HeaderError = (TarReason, usize);
 
 /// True when every byte of the block is zero (§1.4.2).
-pub fn is_zero_block(block: &[u8]) -> bool {
+pub(crate) fn is_zero_block(block: &[u8]) -> bool {
     all_nul(block)
 }
 
 /// Parses a header block, checking checksum first, then magic, numbers and names
 /// (`spec/mpk.md` §1.1). Errors carry the offset inside the block.
-pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
+pub(crate) fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
     check_checksum(block)?;
     let magic = field_bytes(block, MAGIC_OFFSET, 8);
     // spec/mpk.md §1.1.2: ustar or GNU magic only.
@@ -254,7 +254,7 @@ fn number(block: &[u8; BLOCK], field: Field) -> Result<u64, HeaderError> {
 
 /// Why a numeric field is invalid, before the field is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NumberError {
+pub(crate) enum NumberError {
     /// Not well-formed.
     Bad,
     /// Negative base-256.
@@ -274,7 +274,7 @@ impl NumberError {
 }
 
 /// Parses one numeric field's bytes as octal or base-256 (`spec/mpk.md` §1.1.4).
-pub fn parse_number(bytes: &[u8]) -> Result<u64, NumberError> {
+pub(crate) fn parse_number(bytes: &[u8]) -> Result<u64, NumberError> {
     match bytes.first() {
         Some(0x80) => base256(invariant::sub(bytes, 1..)),
         Some(0xff) => Err(NumberError::Negative),

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 /// What a PAX extended header says about the next entry (`spec/mpk.md` §1.2.3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PaxOverrides {
+pub(crate) struct PaxOverrides {
     /// `path`, raw bytes.
     pub path: Option<Vec<u8>>,
     /// `linkpath`, raw bytes.
@@ -16,10 +16,10 @@ pub struct PaxOverrides {
 }
 
 /// A PAX failure: the reason and the offset of the record in the header's data.
-pub type PaxError = (TarReason, usize);
+pub(crate) type PaxError = (TarReason, usize);
 
 /// Most records one extended header may hold (`spec/mpk.md` §1.2.1).
-pub const MAX_RECORDS: usize = 64;
+pub(crate) const MAX_RECORDS: usize = 64;
 
 /// One record: key, value and its offset in the data.
 struct Record<'a> {
@@ -29,7 +29,7 @@ struct Record<'a> {
 }
 
 /// Parses an `x` header's data (`spec/mpk.md` §1.2.1 to §1.2.3).
-pub fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
+pub(crate) fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
     let mut out = PaxOverrides::default();
     let mut seen: Vec<&[u8]> = Vec::new();
     for record in Records::new(data) {
@@ -50,7 +50,7 @@ pub fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
 }
 
 /// Parses a `g` header's data: only `comment` is allowed (`spec/mpk.md` §1.2.4).
-pub fn parse_global(data: &[u8]) -> Result<(), PaxError> {
+pub(crate) fn parse_global(data: &[u8]) -> Result<(), PaxError> {
     for record in Records::new(data) {
         let r = record?;
         if r.key != b"comment" {
@@ -113,7 +113,7 @@ fn is_time(v: &[u8]) -> bool {
 }
 
 /// A canonical decimal: digits only, no leading zero except `0` itself, fits u64.
-pub fn decimal(s: &[u8]) -> Option<u64> {
+pub(crate) fn decimal(s: &[u8]) -> Option<u64> {
     if s.is_empty() || (s.len() > 1 && s.first() == Some(&b'0')) {
         return None;
     }

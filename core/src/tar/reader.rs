@@ -574,7 +574,7 @@ fn long_name(mut data: Vec<u8>, start: u64) -> Result<Vec<u8>, TarError> {
 
 /// An entry name for error messages: lossy UTF-8 of at most `ERROR_NAME_BYTES` (256) bytes, control
 /// characters escaped (`\n`, `\u{0}`), so a hostile name cannot inject lines into output.
-pub fn lossy_name(path: &[u8]) -> String {
+pub(crate) fn lossy_name(path: &[u8]) -> String {
     let cut = path.get(..ERROR_NAME_BYTES).unwrap_or(path);
     let text = String::from_utf8_lossy(cut);
     let mut out = String::with_capacity(text.len());

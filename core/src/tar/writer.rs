@@ -58,6 +58,8 @@ impl fmt::Display for WriteError {
     }
 }
 
+impl core::error::Error for WriteError {}
+
 /// The GNU long-name entry's own name.
 const LONG_LINK_NAME: &[u8] = b"././@LongLink";
 

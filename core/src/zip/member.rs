@@ -129,7 +129,7 @@ fn stored_read<'a>(
 /// uncompressed bytes, §2.5), neither copied nor checked; `None` for a deflated member or
 /// data outside `data`. Lets a caller look at a stored member while [`read_member`] checks
 /// the same bytes; only [`read_member`]'s result says whether they are the member.
-pub fn stored_data<'a>(data: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
+pub(crate) fn stored_data<'a>(data: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
     if entry.central.method != STORED {
         return None;
     }

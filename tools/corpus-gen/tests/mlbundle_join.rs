@@ -1,4 +1,4 @@
-//! `read_container_with` reports exactly what the serial `read_container` reports
+//! `read_container` through any join reports exactly what the serial read reports
 //! (`spec/mlbundle.md` §12.0), whatever runs the two halves of the member work (the reads,
 //! and the JSON checks): a join on one thread in either order (running the checking half
 //! first records its failures before the reading half starts, deterministically), and
@@ -10,9 +10,7 @@
 //! truncated stream) in one or two members.
 
 use modelgate_core::join::{Join, Reversed, Serial};
-use modelgate_core::mlbundle::{
-    ArchiveLimits, Container, Error, MemberName, Recipe, read_container, read_container_with,
-};
+use modelgate_core::mlbundle::{ArchiveLimits, Container, Error, MemberName, ReadOptions, Recipe, read_container};
 use modelgate_corpus_gen::deflate::pseudorandom;
 use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, written};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
@@ -29,18 +27,36 @@ fn same_everywhere(bytes: &[u8], what: &str) -> Result<String, Error> {
     let limits = ArchiveLimits::DEFAULT;
     let serial = outcome(read_container(bytes, &limits));
     assert_eq!(
-        outcome(read_container_with(bytes, &limits, &Serial)),
+        outcome(read_container(
+            bytes,
+            ReadOptions {
+                limits: &limits,
+                join: Serial
+            }
+        )),
         serial,
         "{what}: Serial"
     );
     assert_eq!(
-        outcome(read_container_with(bytes, &limits, &Reversed)),
+        outcome(read_container(
+            bytes,
+            ReadOptions {
+                limits: &limits,
+                join: Reversed
+            }
+        )),
         serial,
         "{what}: Reversed"
     );
     let threads = Threads { min_work: 0 };
     assert_eq!(
-        outcome(read_container_with(bytes, &limits, &threads)),
+        outcome(read_container(
+            bytes,
+            ReadOptions {
+                limits: &limits,
+                join: threads
+            }
+        )),
         serial,
         "{what}: Threads"
     );
@@ -248,7 +264,13 @@ fn the_member_work_is_one_join_when_both_halves_are_worth_it() {
                 calls: Default::default(),
                 min_work,
             };
-            let got = outcome(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &join));
+            let got = outcome(read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &ArchiveLimits::DEFAULT,
+                    join: &join,
+                },
+            ));
             assert_eq!(got, serial, "stored {stored}, min_work {min_work}");
             assert_eq!(join.calls.into_inner(), joins, "stored {stored}, min_work {min_work}");
         }
@@ -268,8 +290,22 @@ fn stored_members_are_views_of_the_archive() {
         let range = bytes.as_ptr_range();
         let reads = [
             read_container(&bytes, &limits).unwrap(),
-            read_container_with(&bytes, &limits, &Reversed).unwrap(),
-            read_container_with(&bytes, &limits, &Threads { min_work: 0 }).unwrap(),
+            read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &limits,
+                    join: Reversed,
+                },
+            )
+            .unwrap(),
+            read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &limits,
+                    join: Threads { min_work: 0 },
+                },
+            )
+            .unwrap(),
         ];
         for c in reads {
             assert_eq!(c.members.len(), 5);
@@ -502,7 +538,13 @@ fn a_large_stored_structure_reads_the_same_through_every_join() {
             ];
             let bytes = bundle(Recipe::Standalone(MemberName::ModelCbm), &members);
             let serial = same_everywhere(&bytes, what);
-            let threads = outcome(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &Threads::DEFAULT));
+            let threads = outcome(read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &ArchiveLimits::DEFAULT,
+                    join: Threads::DEFAULT,
+                },
+            ));
             assert_eq!(threads, serial, "{what} {fault:?}: Threads::DEFAULT");
             accepted += usize::from(serial.is_ok());
             let expect_ok = *what == "valid" && fault.is_none();

@@ -107,7 +107,7 @@ struct OpenField<'a> {
 }
 
 /// The §8.2 sink over the member `bytes`.
-pub struct Schema<'a> {
+pub(crate) struct Schema<'a> {
     bytes: &'a [u8],
     depth: usize,
     root: Option<Value>,
@@ -122,7 +122,7 @@ pub struct Schema<'a> {
 
 impl<'a> Schema<'a> {
     /// The sink for the member `bytes`.
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Schema {
             bytes,
             depth: 0,

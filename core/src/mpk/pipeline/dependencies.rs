@@ -48,7 +48,6 @@ pub(super) fn check(
     text: &[u8],
     base: usize,
     limits: Limits,
-    key: [u64; 2],
     stages: &mut [Stage],
     build: bool,
 ) -> Result<Option<Miss>, json::Error> {
@@ -72,7 +71,7 @@ pub(super) fn check(
         miss: None,
         found: build.then(|| alloc::vec![Vec::new(); stages.len()]),
     };
-    Parser::new(text, limits)?.with_hash_key(key).read_into(&mut walk)?;
+    Parser::new(text, limits)?.read_into(&mut walk)?;
     let (miss, found) = (walk.miss, walk.found.take());
     drop(walk);
     if let (None, Some(found)) = (miss, found) {

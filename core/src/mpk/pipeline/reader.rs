@@ -47,9 +47,7 @@ pub(super) fn read(
         json: None,
         out: Vec::new(),
     };
-    Parser::new(bytes, limits)?
-        .with_hash_key(rules.key)
-        .read_into(&mut walk)?;
+    Parser::new(bytes, limits)?.read_into(&mut walk)?;
     if let Some(e) = walk.json {
         return Err(e);
     }
@@ -377,7 +375,7 @@ impl<'a> Walk<'a, '_> {
                 }
                 let text = invariant::sub(self.bytes, p.value.offset..=end);
                 let base = p.value.offset;
-                match dependencies::check(text, base, self.limits, self.rules.key, &mut stages, self.build) {
+                match dependencies::check(text, base, self.limits, &mut stages, self.build) {
                     Err(e) => {
                         self.json = Some(e);
                         Ok(Pipeline::default())

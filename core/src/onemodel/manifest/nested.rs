@@ -256,7 +256,7 @@ impl<'v, 'a> Body<'v, 'a> {
 
 impl<'a> Reader<'a> {
     /// The Graph table (§2.2) at nesting level `depth`, its subgraphs included.
-    pub fn graph(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Graph<'a>> {
+    pub(crate) fn graph(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Graph<'a>> {
         let root = self.open_graph(c.value(), c.segs(), depth)?;
         match self.run(root)? {
             Out::Graph(g) => Ok(g),

@@ -26,7 +26,7 @@ pub(super) struct Key<'m> {
 
 impl<'m> Key<'m> {
     /// The key of `name`.
-    pub fn new(name: &'m str) -> Self {
+    pub(super) fn new(name: &'m str) -> Self {
         Key {
             hash: hash(name.as_bytes()),
             name,
@@ -86,7 +86,7 @@ pub(super) enum At {
 
 impl At {
     /// The path steps of the definition.
-    pub fn segs(self) -> Vec<Seg> {
+    pub(super) fn segs(self) -> Vec<Seg> {
         match self {
             At::Input(i) => alloc::vec![Seg::Name("inputs"), Seg::Index(i), Seg::Name("name")],
             At::FunctionInput(i) => alloc::vec![Seg::Name("inputs"), Seg::Index(i)],
@@ -178,7 +178,7 @@ impl<'m> NameSet<'m> {
     }
 
     /// True when `name` is in the set.
-    pub fn contains(&self, name: &str) -> bool {
+    pub(super) fn contains(&self, name: &str) -> bool {
         self.index_of(&Key::new(name)).is_some()
     }
 
@@ -212,14 +212,14 @@ impl<'m> NameSet<'m> {
 
 impl<'m> Collect<'m> {
     /// Room for `n` definitions.
-    pub fn with_capacity(n: usize) -> Self {
+    pub(super) fn with_capacity(n: usize) -> Self {
         Collect {
             list: Vec::with_capacity(n),
         }
     }
 
     /// Records that `name` is defined as `def` at `at`.
-    pub fn define(&mut self, name: &'m str, def: Def, at: At) {
+    pub(super) fn define(&mut self, name: &'m str, def: Def, at: At) {
         self.list.push((Key::new(name), def, at));
     }
 
@@ -227,7 +227,7 @@ impl<'m> Collect<'m> {
     /// name again. The first definition of a name is kept. An initializer or sparse
     /// initializer right after a same-named input attaches to it instead of defining the
     /// name again (once: a second one is a redefinition).
-    pub fn finish(self) -> Result<Defs<'m>, At> {
+    pub(super) fn finish(self) -> Result<Defs<'m>, At> {
         let list = &self.list;
         let keys = sorted(list, |(key, ..)| key);
         let entry = |k: &u128| list.get(index(k)).map(|&(key, def, at)| (key, def, at, index(k)));
@@ -322,7 +322,7 @@ fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
 
 impl Defs<'_> {
     /// What the name of `key` is defined as in this graph, if anything.
-    pub fn get(&self, key: &Key<'_>) -> Option<Def> {
+    pub(super) fn get(&self, key: &Key<'_>) -> Option<Def> {
         self.defs.get(self.names.index_of(key)?).copied()
     }
 }
