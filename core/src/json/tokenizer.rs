@@ -216,6 +216,8 @@ impl<'a> Parser<'a> {
     /// ([`no_byte_order_mark`]) before it reads, and lets a UTF-8 error win over that too.
     /// Until [`Parser::new`] sets its text, the tokens' text is empty.
     pub(super) fn deferred_utf8(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        // On 32-bit targets `MAX_INPUT` is `usize::MAX`, and the cap changes nothing.
+        #[allow(clippy::unnecessary_min_or_max)]
         let max = limits.max_bytes.min(MAX_INPUT);
         if input.len() > max {
             return Err(Error::new(Reason::TooLarge, max));
