@@ -5,6 +5,7 @@ use modelgate_core::json::{
     self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem, Reason, Token,
     Utf8Problem, Value, Writer,
 };
+use modelgate_corpus_gen::rng::Rng;
 
 fn events(input: &str) -> Vec<(usize, String)> {
     let mut p = Parser::new(input.as_bytes(), Limits::DEFAULT).unwrap();
@@ -176,18 +177,6 @@ fn escaped_names_are_duplicates_in_large_objects() {
     }
 }
 
-/// A deterministic xorshift64 generator.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
 /// An object of 1,000 to 2,200 members: distinct names up to about the 1,024th, where a
 /// validation's table stops growing (`spec/json.md` §5.1), then now and then a name drawn
 /// from around that point (a table name or an earlier later one), some escaped; values are
@@ -225,7 +214,7 @@ fn large_object(rng: &mut Rng, depth: usize, repeat_one_in: usize, broken: bool)
 /// failure of another kind, under a key of the caller's or the input's own (§5).
 #[test]
 fn later_names_checked_by_one_sort_give_the_verdict_of_looking_each_up() {
-    let mut rng = Rng(0x1a7e_0b1e);
+    let mut rng = Rng::new(0x1a7e_0b1e);
     let (mut valid, mut repeats, mut other) = (0, 0, 0);
     for round in 0..40 {
         let doc = large_object(&mut rng, 2, [1_000_000, 30, 300][round % 3], round % 4 == 3);

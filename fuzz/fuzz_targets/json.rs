@@ -119,7 +119,16 @@ fn same(a: &Value, b: &Value) -> bool {
 
 fn check_kept(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Error>) {
     for schema in [SCHEMA, SCHEMA_CLOSED] {
-        let kept = json::parse(input, json::ParseOptions { limits: Limits { hash_key: [9, 9], ..limits }, keep: Some(schema) });
+        let kept = json::parse(
+            input,
+            json::ParseOptions {
+                limits: Limits {
+                    hash_key: [9, 9],
+                    ..limits
+                },
+                keep: Some(schema),
+            },
+        );
         match (parsed, kept) {
             (Ok(whole), Ok(kept)) => assert!(same(&prune(whole, schema), &kept), "a kept parse keeps other parts"),
             (Err(a), Err(b)) => assert_eq!(*a, b, "a kept parse fails differently"),
@@ -132,7 +141,15 @@ fn check_rewrite(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Err
     let x = Value::new(Node::String("x\n\u{1}".into()));
     let y = Value::new(Node::Array(vec![Value::new(Node::Null)]));
     let set: [(&str, &Value); 2] = [("a", &x), ("b", &y)];
-    let got = json::canonical_with_members(input, Limits { hash_key: [7, 7], ..limits }, &["c"], &set);
+    let got = json::canonical_with_members(
+        input,
+        Limits {
+            hash_key: [7, 7],
+            ..limits
+        },
+        &["c"],
+        &set,
+    );
     let (whole, got) = match (parsed, got) {
         (Err(a), Err(b)) => return assert_eq!(*a, b, "the rewrite fails differently"),
         (Ok(whole), Ok(got)) => (whole, got),

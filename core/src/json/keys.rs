@@ -627,6 +627,7 @@ fn place_slot(table: &mut [Slot], new: Slot) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_docs::Rng;
     use alloc::collections::BTreeSet;
     use alloc::format;
     use alloc::vec::Vec;
@@ -716,14 +717,6 @@ mod tests {
         assert!(longest_run(NameSets::new(DEFAULT_HASH_KEY)) < 64);
     }
 
-    /// A tiny deterministic generator, so the test needs no dependency.
-    fn next(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
-
     /// One name of a test document: its value, its text's range in the input (between its
     /// quotes) and whether that text has escapes.
     struct Named {
@@ -738,8 +731,8 @@ mod tests {
 
     /// Writes `value` between quotes at the end of `input`, about every third time with
     /// some of its bytes escaped (`\u00XX`, or `\"` for a quote, which must be escaped).
-    fn write_name(rng: &mut u64, input: &mut Vec<u8>, value: Vec<u8>) -> Named {
-        let escape_some = next(rng).is_multiple_of(3);
+    fn write_name(rng: &mut Rng, input: &mut Vec<u8>, value: Vec<u8>) -> Named {
+        let escape_some = rng.next_u64().is_multiple_of(3);
         input.push(b'"');
         let start = input.len();
         let mut escaped = false;
@@ -747,7 +740,7 @@ mod tests {
             if c == b'"' {
                 input.extend_from_slice(b"\\\"");
                 escaped = true;
-            } else if escape_some && next(rng).is_multiple_of(2) {
+            } else if escape_some && rng.next_u64().is_multiple_of(2) {
                 input.extend_from_slice(format!("\\u{c:04x}").as_bytes());
                 escaped = true;
             } else {
@@ -765,16 +758,16 @@ mod tests {
     /// survive the inner object's close (`spec/json.md` §5).
     #[test]
     fn duplicate_answers_match_a_plain_set() {
-        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         for round in 0..400 {
-            let members = usize::try_from(next(&mut rng) % 48).unwrap_or(0);
+            let members = usize::try_from(rng.next_u64() % 48).unwrap_or(0);
             let mut input = Vec::new();
             let mut names = Vec::new();
             for _ in 0..members * 2 + 2 {
-                let len = usize::try_from(next(&mut rng) % 11).unwrap_or(0);
+                let len = usize::try_from(rng.next_u64() % 11).unwrap_or(0);
                 // Few distinct bytes, so equal names (and equal heads) are common.
                 let value = (0..len)
-                    .map(|_| match next(&mut rng) % 9 {
+                    .map(|_| match rng.next_u64() % 9 {
                         0 => b'"',
                         r => b'a' + (r % 2) as u8,
                     })
@@ -863,21 +856,21 @@ mod tests {
     /// with later names few enough to be looked up in the table and more ([`LOOKUPS`]).
     #[test]
     fn a_deferred_object_finds_its_first_repeat_when_it_closes() {
-        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
         let (mut of_table, mut among_later, mut many) = (0, 0, 0);
         for round in 0..200 {
             let mut input = Vec::new();
             let mut names = Vec::new();
             // Half the objects have more later names than the table's look-ups.
-            let count = LARGE + usize::try_from(next(&mut rng) % (2 * LOOKUPS as u64)).unwrap_or(0);
+            let count = LARGE + usize::try_from(rng.next_u64() % (2 * LOOKUPS as u64)).unwrap_or(0);
             // In each object, distinct names until `LARGE`, then now and then a name drawn
             // from a pool of the table's last 40 names and the first 40 later ones, some
             // escaped.
             for i in 0..count * 2 {
-                let n = if i % count < LARGE || !next(&mut rng).is_multiple_of(64) {
+                let n = if i % count < LARGE || !rng.next_u64().is_multiple_of(64) {
                     i
                 } else {
-                    (i / count) * count + LARGE - 40 + usize::try_from(next(&mut rng) % 80).unwrap_or(0)
+                    (i / count) * count + LARGE - 40 + usize::try_from(rng.next_u64() % 80).unwrap_or(0)
                 };
                 names.push(write_name(&mut rng, &mut input, format!("n{round}-{n}").into_bytes()));
             }

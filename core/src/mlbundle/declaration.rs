@@ -257,7 +257,7 @@ mod tests {
     #[test]
     fn schema_and_samples_walks_agree_with_the_rules_on_the_decoded_value() {
         let limits = ArchiveLimits::DEFAULT;
-        let mut rng = Rng(8);
+        let mut rng = Rng::new(8);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..40_000 {
             let doc = schema_doc(&mut rng);

@@ -476,7 +476,7 @@ mod tests {
     #[test]
     fn kept_manifest_gives_the_rules_outcome_of_the_whole_one() {
         let limits = ArchiveLimits::DEFAULT;
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..40_000 {
             let doc = manifest(&mut rng);

@@ -442,7 +442,7 @@ mod tests {
             "lib/p.so" => Some(Class::SharedObject),
             _ => None,
         };
-        let mut rng = Rng(31);
+        let mut rng = Rng::new(31);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..20_000 {
             for max_stages in [1, 2, 3, 1024] {

@@ -565,13 +565,8 @@ mod tests {
     /// is what `stable_order` returns for such graphs without it.
     #[test]
     fn forward_edges_keep_file_order_in_the_heap_too() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % u64::try_from(bound).unwrap()).unwrap()
-        };
+        let mut rng = crate::test_docs::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |bound: usize| rng.below(bound);
         for n in 2..40 {
             let edges: alloc::vec::Vec<(usize, usize)> = (0..next(3 * n))
                 .map(|_| {

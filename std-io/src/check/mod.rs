@@ -209,13 +209,7 @@ mod tests {
     fn tar_like(magic: &[u8]) -> Vec<u8> {
         let mut t = vec![0u8; 512];
         t[257..257 + magic.len()].copy_from_slice(magic);
-        let mut x = 0x2545_f491_u32;
-        t.extend((0..200_000).map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        }));
+        t.extend(modelgate_corpus_gen::rng::pseudorandom(200_000, 0x2545_f491));
         t
     }
 

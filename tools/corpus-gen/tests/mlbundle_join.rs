@@ -11,9 +11,9 @@
 
 use modelgate_core::join::{Join, Reversed, Serial};
 use modelgate_core::mlbundle::{ArchiveLimits, Container, Error, MemberName, ReadOptions, Recipe, read_container};
-use modelgate_corpus_gen::deflate::pseudorandom;
 use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, written};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
+use modelgate_corpus_gen::rng::{Rng, pseudorandom};
 use modelgate_io::threads::Threads;
 
 /// What a read reports, comparable: the error, or the accepted members and listing.
@@ -392,22 +392,6 @@ fn bundle(recipe: Recipe, members: &[(&str, Vec<u8>, bool, Option<MemberFault>)]
     Zip::new(zip).build().0
 }
 
-/// A deterministic xorshift64 generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// A `structure.json` of about `len` bytes.
 fn structure(len: usize, seed: u64) -> Vec<u8> {
     let pad: String = pseudorandom(len / 2, seed).iter().map(|b| format!("{b:02x}")).collect();
@@ -420,7 +404,7 @@ fn structure(len: usize, seed: u64) -> Vec<u8> {
 #[test]
 fn random_bundles_read_the_same_through_every_join() {
     const SIZES: [usize; 10] = [0, 1, 55, 64, 128, 4096, 65_535, 65_536, 65_600, 70_000];
-    let mut rng = Rng(0x1a2b_3c4d_5e6f);
+    let mut rng = Rng::new(0x1a2b_3c4d_5e6f);
     let mut accepted = 0;
     for case in 0..60 {
         let composite = rng.below(2) == 1;

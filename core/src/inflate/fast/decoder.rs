@@ -1331,7 +1331,7 @@ mod tests {
     /// default build (§10).
     #[test]
     fn engine_matches_the_miniz_engine_on_generated_streams() {
-        let mut rng = Rng(0x1951);
+        let mut rng = Rng::new(0x1951);
         for i in 0..3_000 {
             let c = case(&mut rng);
             let ours = run_engine(&c.stream, c.bound, &c.cuts);

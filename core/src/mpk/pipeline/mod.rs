@@ -492,7 +492,7 @@ mod tests {
             hash_key: [3, 4],
             ..Limits::DEFAULT
         };
-        let mut rng = Rng(30);
+        let mut rng = Rng::new(30);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..20_000 {
             for max_stages in [1, 2, 3, 1024] {

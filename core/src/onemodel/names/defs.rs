@@ -532,13 +532,8 @@ mod tests {
         let pool: alloc::vec::Vec<&'static str> = (0..60)
             .map(|i| &*alloc::boxed::Box::leak(alloc::format!("v{}", i % 45).into_boxed_str()))
             .collect();
-        let mut state = 0x9e37_79b9u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_docs::Rng::new(0x9e37_79b9);
+        let mut next = || rng.next_u64();
         for n in 0..300 {
             let list: alloc::vec::Vec<(Key<'static>, Def, At)> = (0..n)
                 .map(|i| {
