@@ -103,9 +103,9 @@ pub fn run(command: OnemodelCommand, quiet: bool) -> ExitCode {
     let mut writing = Progress::bytes("writing").quiet(quiet);
     let mut show = |done: u64, total: u64| writing.update(done, total);
     let result = if to_onemodel {
-        onemodel::convert_with(&input, &output, &options, &mut show)
+        onemodel::convert(&input, &output, &options, &mut show)
     } else {
-        onemodel::to_onnx_with(&input, &output, &options, &mut show)
+        onemodel::to_onnx(&input, &output, &options, &mut show)
     };
     writing.clear();
     match result {

@@ -182,7 +182,7 @@ fn inspect_lists_plugins_and_stages_in_order() {
     }
     let o = modelgate(&["inspect", "--json", &file]);
     let json = stdout(&o);
-    let doc = modelgate_core::json::parse(json.as_bytes(), Default::default()).unwrap();
+    let doc = modelgate_core::json::parse(json.as_bytes(), modelgate_core::json::Limits::DEFAULT).unwrap();
     let plugins: Vec<&str> = match &doc.get("plugins").unwrap().node {
         modelgate_core::json::Node::Array(p) => p.iter().map(|p| p.get("name").unwrap().as_str().unwrap()).collect(),
         _ => panic!("{json}"),

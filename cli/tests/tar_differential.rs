@@ -76,7 +76,7 @@ fn python(path: &Path) -> Option<Vec<Listed>> {
         path.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc = modelgate_core::json::parse(&out.stdout, Default::default()).unwrap();
+    let doc = modelgate_core::json::parse(&out.stdout, modelgate_core::json::Limits::DEFAULT).unwrap();
     let modelgate_core::json::Node::Array(items) = &doc.node else {
         panic!()
     };

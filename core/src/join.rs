@@ -20,6 +20,17 @@ pub trait Join {
     fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B);
 }
 
+/// A join passed by reference joins as the join itself.
+impl<J: Join> Join for &J {
+    fn min_work(&self) -> u64 {
+        (**self).min_work()
+    }
+
+    fn join<A: Send, B: Send>(&self, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+        (**self).join(a, b)
+    }
+}
+
 /// The join of a single thread: `a`, then `b`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Serial;

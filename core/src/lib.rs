@@ -33,6 +33,7 @@
 //!   detection (`spec/mpk.md` §2).
 #![no_std]
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 #![cfg_attr(
     not(test),
     deny(
@@ -54,6 +55,7 @@ pub mod digest;
 pub mod gzip;
 #[cfg(any(feature = "mlbundle", feature = "mpk"))]
 pub mod inflate;
+mod invariant;
 #[cfg(feature = "mlbundle")]
 pub mod join;
 pub mod json;

@@ -5,7 +5,13 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// A source of choices: the tests' [`Rng`], or a fuzz target's input bytes.
+/// The tests' pseudorandom generator: the one the test crates share
+/// (`modelgate_corpus_gen::rng`, a dev-dependency, which the unit tests link too).
+#[cfg(test)]
+pub use modelgate_corpus_gen::rng::Rng;
+
+/// A source of choices: the tests' [`Rng`](modelgate_corpus_gen::rng::Rng), or a fuzz
+/// target's input bytes.
 pub trait Choose {
     /// A number below `n` (`n` > 0).
     fn below(&mut self, n: usize) -> usize;
@@ -22,23 +28,10 @@ pub trait Choose {
     }
 }
 
-/// SplitMix64.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
+#[cfg(test)]
 impl Choose for Rng {
     fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next_u64() % n as u64).unwrap_or(0)
+        Rng::below(self, n)
     }
 }
 

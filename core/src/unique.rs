@@ -22,7 +22,7 @@ pub(crate) struct Key<'m> {
 
 impl<'m> Key<'m> {
     /// The key of `name`.
-    pub fn new(name: &'m str) -> Self {
+    pub(crate) fn new(name: &'m str) -> Self {
         let bytes = name.as_bytes();
         // Built in a register, not in a byte array read back as a word: eight one-byte
         // stores cannot be forwarded to that load, which then waits for them.
@@ -39,7 +39,7 @@ impl<'m> Key<'m> {
 
     /// The name's first eight bytes, zero-padded, as a big-endian integer.
     #[cfg(any(feature = "onemodel", feature = "mlbundle"))]
-    pub fn head(&self) -> u64 {
+    pub(crate) fn head(&self) -> u64 {
         self.head
     }
 }

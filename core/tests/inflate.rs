@@ -9,9 +9,8 @@ use modelgate_core::inflate::{
     check_frame, deflate, inflate_exact, inflate_into, inflate_to_vec, write_frame,
 };
 
-mod common;
-use common::pseudorandom;
 use modelgate_core::digest::crc32;
+use modelgate_corpus_gen::rng::{Rng, pseudorandom};
 
 // ---------------------------------------------------------------- helpers
 
@@ -790,20 +789,12 @@ fn inflate_messages_are_short_and_fixed() {
 
 // ------------------------------------------- §2.8 offsets and input splits
 
-/// xorshift64 step.
-fn next(seed: &mut u64) -> u64 {
-    *seed ^= *seed << 13;
-    *seed ^= *seed >> 7;
-    *seed ^= *seed << 17;
-    *seed
-}
-
 /// Runs the engine over `stream` cut into pseudorandom pieces of 1 to 40 bytes.
-fn inflate_split(stream: &[u8], bound: OutputBound, seed: &mut u64) -> Result<(usize, u64), InflateError> {
+fn inflate_split(stream: &[u8], bound: OutputBound, rng: &mut Rng) -> Result<(usize, u64), InflateError> {
     let mut inf = Inflater::new(bound, false);
     let mut pos = 0;
     loop {
-        let end = (pos + 1 + (next(seed) % 40) as usize).min(stream.len());
+        let end = (pos + 1 + (rng.next_u64() % 40) as usize).min(stream.len());
         let (used, step) = inf.step(&stream[pos..end], end < stream.len())?;
         pos += used;
         if step == Step::Done {
@@ -828,29 +819,29 @@ fn inflate_result_independent_of_input_split() {
         .collect();
     let base = deflate(&text, usize::MAX).unwrap();
     let len = text.len() as u64;
-    let mut seed = 0x9e37_79b9_7f4a_7c15;
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut reasons = std::collections::BTreeSet::new();
     for round in 0..1500 {
         let mut stream = base.clone();
-        for _ in 0..next(&mut seed) % 3 {
-            let i = (next(&mut seed) as usize) % stream.len();
-            stream[i] ^= 1 << (next(&mut seed) % 8);
+        for _ in 0..rng.next_u64() % 3 {
+            let i = (rng.next_u64() as usize) % stream.len();
+            stream[i] ^= 1 << (rng.next_u64() % 8);
         }
         let bound = match round % 3 {
-            0 => OutputBound::Exact(len - next(&mut seed) % 3),
-            1 => OutputBound::AtMost(next(&mut seed) % (len + 10)),
+            0 => OutputBound::Exact(len - rng.next_u64() % 3),
+            1 => OutputBound::AtMost(rng.next_u64() % (len + 10)),
             _ => OutputBound::Exact(len),
         };
         let whole = inflate_whole(&stream, bound);
-        assert_eq!(whole, inflate_split(&stream, bound, &mut seed), "round {round}");
+        assert_eq!(whole, inflate_split(&stream, bound, &mut rng), "round {round}");
         reasons.insert(whole.map_or_else(|e| e.reason.name(), |_| "ok"));
     }
     for round in 0..3000 {
-        let mut stream: Vec<u8> = (0..1 + next(&mut seed) % 200).map(|_| next(&mut seed) as u8).collect();
+        let mut stream: Vec<u8> = (0..1 + rng.next_u64() % 200).map(|_| rng.next_u64() as u8).collect();
         stream[0] &= !4; // stored or fixed blocks: they get further than dynamic ones
-        let bound = OutputBound::AtMost(next(&mut seed) % 500);
+        let bound = OutputBound::AtMost(rng.next_u64() % 500);
         let whole = inflate_whole(&stream, bound);
-        assert_eq!(whole, inflate_split(&stream, bound, &mut seed), "random {round}");
+        assert_eq!(whole, inflate_split(&stream, bound, &mut rng), "random {round}");
     }
     for reason in ["ok", "Corrupt", "TooLong", "TooShort", "LimitExceeded"] {
         assert!(reasons.contains(reason), "{reason} not exercised: {reasons:?}");

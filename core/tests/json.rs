@@ -5,6 +5,7 @@ use modelgate_core::json::{
     self, Cursor, Event, Expected, IntError, JsonType, Limits, Node, Number, Parser, Problem, Reason, Token,
     Utf8Problem, Value, Writer,
 };
+use modelgate_corpus_gen::rng::Rng;
 
 fn events(input: &str) -> Vec<(usize, String)> {
     let mut p = Parser::new(input.as_bytes(), Limits::DEFAULT).unwrap();
@@ -89,6 +90,7 @@ fn size_limit_is_a_limit_error_at_the_first_byte_beyond() {
     let limits = Limits {
         max_bytes: 4,
         max_depth: 8,
+        ..Limits::DEFAULT
     };
     assert!(json::validate(b"[11]", limits).is_ok());
     let e = json::validate(b"[111]", limits).unwrap_err();
@@ -103,6 +105,7 @@ fn size_limit_is_checked_before_syntax() {
         Limits {
             max_bytes: 4,
             max_depth: 8,
+            ..Limits::DEFAULT
         },
     )
     .unwrap_err();
@@ -114,6 +117,7 @@ fn depth_limit_counts_open_containers() {
     let two = Limits {
         max_bytes: 100,
         max_depth: 2,
+        ..Limits::DEFAULT
     };
     assert!(json::validate(b"[[1],{\"a\":2}]", two).is_ok());
     let e = json::validate(b"[{\"a\":[[]]}]", two).unwrap_err();
@@ -122,6 +126,7 @@ fn depth_limit_counts_open_containers() {
     let zero = Limits {
         max_bytes: 100,
         max_depth: 0,
+        ..Limits::DEFAULT
     };
     assert!(json::validate(b"17", zero).is_ok());
     assert_eq!(json::validate(b"[]", zero).unwrap_err().reason, Reason::TooDeep);
@@ -136,11 +141,19 @@ fn duplicate_detection_is_independent_of_hash_key() {
     let dup_at = doc.len();
     doc.push_str("\"m19999\":0}");
     for key in [[0, 0], [1, 2], json::DEFAULT_HASH_KEY, [u64::MAX, 7]] {
-        let e = json::validate_keyed(doc.as_bytes(), Limits::DEFAULT, key).unwrap_err();
+        let keyed = Limits {
+            hash_key: key,
+            ..Limits::DEFAULT
+        };
+        let e = json::validate(doc.as_bytes(), keyed).unwrap_err();
         assert_eq!((e.reason, e.offset), (Reason::DuplicateName, dup_at));
     }
     let ok = doc.replace("\"m19999\":0}", "\"m20000\":0}");
-    assert!(json::validate_keyed(ok.as_bytes(), Limits::DEFAULT, [3, 4]).is_ok());
+    let keyed = Limits {
+        hash_key: [3, 4],
+        ..Limits::DEFAULT
+    };
+    assert!(json::validate(ok.as_bytes(), keyed).is_ok());
 }
 
 /// §5 in a hashed object: a name is compared after unescaping, whether the earlier one or
@@ -161,18 +174,6 @@ fn escaped_names_are_duplicates_in_large_objects() {
             let e = json::validate(doc.as_bytes(), Limits::DEFAULT).unwrap_err();
             assert_eq!((e.reason, e.offset), (Reason::DuplicateName, dup_at), "{doc}");
         }
-    }
-}
-
-/// A deterministic xorshift64 generator.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
     }
 }
 
@@ -213,7 +214,7 @@ fn large_object(rng: &mut Rng, depth: usize, repeat_one_in: usize, broken: bool)
 /// failure of another kind, under a key of the caller's or the input's own (§5).
 #[test]
 fn later_names_checked_by_one_sort_give_the_verdict_of_looking_each_up() {
-    let mut rng = Rng(0x1a7e_0b1e);
+    let mut rng = Rng::new(0x1a7e_0b1e);
     let (mut valid, mut repeats, mut other) = (0, 0, 0);
     for round in 0..40 {
         let doc = large_object(&mut rng, 2, [1_000_000, 30, 300][round % 3], round % 4 == 3);
@@ -221,9 +222,14 @@ fn later_names_checked_by_one_sort_give_the_verdict_of_looking_each_up() {
             let limits = Limits {
                 max_bytes: Limits::DEFAULT.max_bytes,
                 max_depth: depth,
+                ..Limits::DEFAULT
             };
-            let looked_up = json::parse_keyed(doc.as_bytes(), limits, [5, 6]).map(drop);
-            assert_eq!(json::validate_keyed(doc.as_bytes(), limits, [5, 6]), looked_up, "{doc}");
+            let keyed = Limits {
+                hash_key: [5, 6],
+                ..limits
+            };
+            let looked_up = json::parse(doc.as_bytes(), keyed).map(drop);
+            assert_eq!(json::validate(doc.as_bytes(), keyed), looked_up, "{doc}");
             assert_eq!(json::validate(doc.as_bytes(), limits), looked_up, "{doc}");
             match looked_up {
                 Ok(()) => valid += 1,
@@ -504,6 +510,7 @@ fn skip_to_end_agrees_with_draining_events() {
             let limits = Limits {
                 max_bytes: Limits::DEFAULT.max_bytes,
                 max_depth: depth,
+                ..Limits::DEFAULT
             };
             let fast = json::validate(input, limits);
             assert_eq!(
@@ -526,6 +533,7 @@ fn deep_values_build_and_drop_on_a_small_stack() {
     let limits = Limits {
         max_bytes: Limits::DEFAULT.max_bytes,
         max_depth: 2 * depth,
+        ..Limits::DEFAULT
     };
     std::thread::Builder::new()
         .stack_size(64 << 10)

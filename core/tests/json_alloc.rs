@@ -1,57 +1,18 @@
 //! Allocations of `json::parse` (`spec/json.md` §8): one per non-empty container plus one
 //! per text longer than 22 bytes, escapes or not. Its own test binary, because it installs
-//! a counting global allocator; it counts only the requests of the thread that measures.
+//! the counting global allocator, which counts the requests of the thread that measures.
 
 use modelgate_core::json::{self, Limits};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-thread_local! {
-    /// Allocation requests of this thread while [`COUNTING`] is set.
-    static REQUESTS: Cell<usize> = const { Cell::new(0) };
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_request() {
-    // `try_with`: the thread-locals may already be gone while a thread shuts down.
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = REQUESTS.try_with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: forwards every request to the system allocator unchanged; only counts them.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_request();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_request();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use modelgate_corpus_gen::counting::{Counting, measure};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
 /// Allocation requests made while parsing `doc` (the value is dropped outside the count).
 fn requests(doc: &str) -> usize {
-    REQUESTS.with(|n| n.set(0));
-    COUNTING.with(|on| on.set(true));
-    let value = json::parse(doc.as_bytes(), Limits::DEFAULT);
-    COUNTING.with(|on| on.set(false));
+    let (value, usage) = measure(|| json::parse(doc.as_bytes(), Limits::DEFAULT));
     assert!(value.is_ok(), "{doc}");
-    REQUESTS.with(Cell::get)
+    usage.requests
 }
 
 /// Unescaping a name or string costs no allocation of its own: a document whose names and

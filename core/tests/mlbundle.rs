@@ -177,7 +177,7 @@ fn json_ready_parts_still_checked() {
 
 /// The central header offset of `name` in `bytes`.
 fn central_offset(bytes: &[u8], name: N) -> u64 {
-    let a = modelgate_core::zip::Archive::parse(bytes, &modelgate_core::mlbundle::names::NAMES, 6).unwrap();
+    let a = modelgate_core::zip::Archive::parse(bytes, &modelgate_core::mlbundle::NAMES, 6).unwrap();
     a.entry(name as usize).unwrap().central.header_offset
 }
 

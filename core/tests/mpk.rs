@@ -10,13 +10,13 @@
 
 use modelgate_core::Location;
 use modelgate_core::gzip::write_gzip;
-use modelgate_core::mpk::registry::{A65_KERNELS, CVU_KERNELS, EV74_KERNELS};
+use modelgate_core::mpk::{A65_KERNELS, CVU_KERNELS, EV74_KERNELS};
 use modelgate_core::mpk::{
     Class, Decision, Dependency, Failure, MpkError, MpkKind, MpkLimits, MpkReader, Package, PackageCheck, PackageFile,
     Plugin, Registry, Stage, check_extension, check_tar_gz,
 };
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{Discard, EntrySink, FileMeta, Flavor, TarLimits, entries, file_header};
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 
 // ---------------------------------------------------------------- fixtures
 

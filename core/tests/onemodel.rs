@@ -1,7 +1,7 @@
 //! OneModel rules, one test per rule of `spec/onemodel.md`, each asserting the exact kind,
 //! location (header field or manifest path) and file offset.
 
-use modelgate_core::onemodel::writer::assemble;
+use modelgate_core::onemodel::assemble;
 use modelgate_core::onemodel::*;
 use modelgate_corpus_gen::onemodel::{gm as graph_manifest, net, node};
 
@@ -1136,7 +1136,7 @@ fn writer_places_tensors_at_64_byte_multiples_in_data_order() {
     let w: Vec<u8> = (0..16).collect();
     let idx = 2u64.to_le_bytes();
     let bytes = write(&sample_model(&w, &idx), Limits::DEFAULT).unwrap();
-    let h = header::read(&bytes, u64::MAX).unwrap();
+    let h = read_header(&bytes, bytes.len() as u64, u64::MAX).unwrap();
     assert_eq!(h.data_offset % 64, 0);
     // Initializer w, sparse values s, sparse indices, then the subgraph's k.
     let d = h.data_offset as usize;
@@ -1341,7 +1341,9 @@ fn writer_refuses_manifest_over_reader_limit() {
         ..nested_graph_model(1)
     };
     let bytes = write(&model, Limits::DEFAULT).unwrap();
-    let len = header::read(&bytes, u64::MAX).unwrap().manifest_length;
+    let len = read_header(&bytes, bytes.len() as u64, u64::MAX)
+        .unwrap()
+        .manifest_length;
     let limits = |max_manifest| Limits {
         max_manifest,
         ..Limits::DEFAULT
@@ -1500,7 +1502,14 @@ fn onnx_writer_moves_initializers_to_a_data_file() {
         seen.push((r.location.to_string(), r.offset, r.length));
         Ok(5)
     };
-    let back = onnx::read_model_with(&proto, raised, &mut resolver).unwrap();
+    let back = onnx::read_model(
+        &proto,
+        onnx::ReadOptions {
+            limits: raised,
+            resolver: Some(&mut resolver),
+        },
+    )
+    .unwrap();
     let range = |offset, length| {
         TensorData::File(FileRange {
             file: 5,
@@ -1552,11 +1561,11 @@ fn writers_cap_shared_file_ranges_at_max_shared_data() {
         ..Limits::DEFAULT
     };
     for m in [&tied, &disjoint] {
-        assert!(writer::layout(m, Limits::DEFAULT).is_ok());
+        assert!(layout(m, Limits::DEFAULT).is_ok());
         assert!(onnx::write_parts(m, Data::External("d"), Limits::DEFAULT).is_ok());
     }
-    assert!(writer::layout(&disjoint, tight).is_ok());
-    let e = writer::layout(&tied, tight).unwrap_err();
+    assert!(layout(&disjoint, tight).is_ok());
+    let e = layout(&tied, tight).unwrap_err();
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
     let e = onnx::write_parts(&tied, Data::External("d"), tight).unwrap_err();
     assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::LimitExceeded, Some("model")));
@@ -1604,7 +1613,10 @@ fn writer_refuses_tensors_sharing_bytes_over_max_shared_data() {
     let e = refused(write(&model, max_shared(1 << 20)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
     let bytes = write(&model, Limits::DEFAULT).unwrap();
-    assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 1024 * 4096);
+    assert_eq!(
+        read_header(&bytes, bytes.len() as u64, u64::MAX).unwrap().data_length,
+        1024 * 4096
+    );
     assert_eq!(read(&bytes, Limits::DEFAULT).unwrap(), model);
 
     let windows = shared_file(1 << 16, (0..512).map(|i| (64 * i, 1 << 15)));
@@ -1622,7 +1634,10 @@ fn writer_writes_shared_bytes_up_to_max_shared_data() {
     let file = shared_file(1024, (0..3).map(|_| (0, 1024)));
     let model = read(&file, Limits::DEFAULT).unwrap();
     let bytes = write(&model, max_shared(2048)).unwrap();
-    assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 3 * 1024);
+    assert_eq!(
+        read_header(&bytes, bytes.len() as u64, u64::MAX).unwrap().data_length,
+        3 * 1024
+    );
     let back = read(
         &bytes,
         Limits {
@@ -1669,7 +1684,10 @@ fn writer_counts_shared_bytes_of_tensors_everywhere_in_the_model() {
     let file = assemble(manifest.as_bytes(), &[7u8; 1024]);
     let model = read(&file, Limits::DEFAULT).unwrap();
     let bytes = write(&model, max_shared(4096)).unwrap();
-    assert_eq!(header::read(&bytes, u64::MAX).unwrap().data_length, 4 * 1024 + 1024);
+    assert_eq!(
+        read_header(&bytes, bytes.len() as u64, u64::MAX).unwrap().data_length,
+        4 * 1024 + 1024
+    );
     assert_eq!(read(&bytes, Limits::DEFAULT).unwrap(), model);
     let e = refused(write(&model, max_shared(4095)));
     assert_refused(&e, ErrorKind::LimitExceeded, "model");
@@ -1940,7 +1958,14 @@ mod onnx_proto {
             seen.push((r.location.to_string(), r.offset, r.length, r.expected));
             Ok(3)
         };
-        let m = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap();
+        let m = onnx::read_model(
+            &proto,
+            onnx::ReadOptions {
+                limits: Limits::DEFAULT,
+                resolver: Some(&mut resolver),
+            },
+        )
+        .unwrap();
         let range = FileRange {
             file: 3,
             offset: 64,
@@ -1949,7 +1974,14 @@ mod onnx_proto {
         assert_eq!(m.graph.initializers[0].data, TensorData::File(range));
         assert_eq!(seen, [("w.bin".to_string(), 64, Some(16), 16)]);
         let mut refuse = |_: &onnx::ExternalRef<'_>| Err((ErrorKind::OutOfRange, "outside"));
-        let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut refuse).unwrap_err();
+        let e = onnx::read_model(
+            &proto,
+            onnx::ReadOptions {
+                limits: Limits::DEFAULT,
+                resolver: Some(&mut refuse),
+            },
+        )
+        .unwrap_err();
         assert_eq!(
             (e.kind, e.path.as_deref(), e.message.as_ref()),
             (ErrorKind::OutOfRange, Some("onnx.graph.initializer[0]"), "outside")
@@ -1960,7 +1992,14 @@ mod onnx_proto {
     fn onnx_external_offset_not_decimal_rejected() {
         let proto = external_tensor(&[("location", "w.bin"), ("offset", "0x40")]);
         let mut resolver = |_: &onnx::ExternalRef<'_>| Ok(0);
-        let e = onnx::read_model_with(&proto, Limits::DEFAULT, &mut resolver).unwrap_err();
+        let e = onnx::read_model(
+            &proto,
+            onnx::ReadOptions {
+                limits: Limits::DEFAULT,
+                resolver: Some(&mut resolver),
+            },
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Malformed);
     }
 

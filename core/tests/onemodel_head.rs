@@ -5,7 +5,7 @@
 //! through `modelgate_io::onemodel::check_file`, which calls these two functions
 //! (`std-io/src/onemodel.rs`, `the_check_of_each_corpus_file_is_the_whole_read`).
 
-use modelgate_core::onemodel::writer::assemble;
+use modelgate_core::onemodel::assemble;
 use modelgate_core::onemodel::*;
 
 /// What `modelgate check` does with a file: its first 64 bytes to [`head_length`], then

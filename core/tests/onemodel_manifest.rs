@@ -3,7 +3,7 @@
 //! reader over an owned `json::Value` gave before the tape replaced it, members are read in
 //! table order whatever order the file has them in, and names with escapes are found.
 
-use modelgate_core::onemodel::writer::assemble;
+use modelgate_core::onemodel::assemble;
 use modelgate_core::onemodel::*;
 use std::path::Path;
 

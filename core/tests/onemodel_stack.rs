@@ -140,8 +140,8 @@ fn deepest_json_decode_on_small_stack() {
     // more rejected.
     let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
     let manifest = |n: usize| format!("{{\"ir_version\":9,\"x\":{},\"graph\":{{}}}}", deep(n));
-    let ok = onemodel::writer::assemble(manifest(1023).as_bytes(), &[]);
-    let over = onemodel::writer::assemble(manifest(1024).as_bytes(), &[]);
+    let ok = onemodel::assemble(manifest(1023).as_bytes(), &[]);
+    let over = onemodel::assemble(manifest(1024).as_bytes(), &[]);
     on_stack(stack_size(), move || {
         assert!(onemodel::read(&ok, Limits::DEFAULT).is_ok());
         assert_eq!(
@@ -162,7 +162,7 @@ fn nesting_over_64_rejected_on_small_stack() {
         g = format!("{{\"nodes\":[{{\"op\":\"If\",\"attributes\":[{{\"name\":\"b\",\"type\":5,\"value\":{g}}}]}}]}}");
     }
     let manifest = format!("{{\"ir_version\":9,\"opsets\":[{{\"version\":17}}],\"graph\":{g}}}");
-    let file = onemodel::writer::assemble(manifest.as_bytes(), &[]);
+    let file = onemodel::assemble(manifest.as_bytes(), &[]);
     on_stack(stack_size(), move || {
         for proto in [&graphs, &types] {
             assert_eq!(

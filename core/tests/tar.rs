@@ -3,12 +3,12 @@
 //! which also feeds the reader one byte at a time and in uneven pieces and requires the
 //! identical result.
 
-use modelgate_core::tar::header::BLOCK;
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::BLOCK;
 use modelgate_core::tar::{
     Dialect, EntryKind, Event, Field, FileMeta, Flavor, PathSource, PaxKey, TarLimits, TarReader, TarReason, TarWriter,
     entries, file_header,
 };
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 use modelgate_corpus_gen::pax_record;
 
 // ---------------------------------------------------------------- helpers

@@ -3,7 +3,7 @@
 //! single-byte mutation and truncation of a whole bundle. (The hostile corpus in
 //! `tools/corpus-gen/src/mlbundle.rs` covers every rule with the mlbundle kinds.)
 
-use modelgate_core::mlbundle::names::NAMES;
+use modelgate_core::mlbundle::NAMES;
 use modelgate_core::mlbundle::{ArchiveLimits, Manifest, MemberName as N, Recipe, read_container, write_container};
 use modelgate_core::zip::{Archive, ZipError, ZipReason as R, read_member};
 use std::collections::BTreeMap;
@@ -195,8 +195,8 @@ fn every_single_byte_mutation_rejected_or_harmless() {
 #[test]
 fn stored_members_read_in_place_with_a_fault_in_either() {
     use modelgate_core::digest::sha256;
-    use modelgate_corpus_gen::deflate::pseudorandom;
     use modelgate_corpus_gen::mlbundle::zip::{Member, Zip};
+    use modelgate_corpus_gen::rng::pseudorandom;
     let (model, structure) = (pseudorandom(200_000, 1), pseudorandom(70_001, 2));
     let zip = Zip::new(vec![
         Member::new("model.cbm", &model).stored(),

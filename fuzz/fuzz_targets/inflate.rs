@@ -11,7 +11,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::inflate::{
-    InflateError, InflateReason, Inflater, MAX_CHUNK, OutputBound, check_frame, frame::FRAME_HEADER_LEN, inflate_exact,
+    FRAME_HEADER_LEN, InflateError, InflateReason, Inflater, MAX_CHUNK, OutputBound, check_frame, inflate_exact,
 };
 
 /// Declared sizes above this are rejected before inflating (keeps each run small).

@@ -28,7 +28,8 @@
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::inflate::token_writer::{Block, Codes, Token, bound, check, cuts, dynamic_codes, write};
-use modelgate_core::test_docs::{Choose, Rng};
+use modelgate_core::test_docs::Choose;
+use modelgate_corpus_gen::rng;
 
 /// Output of one input at most.
 const MAX_OUTPUT: usize = 1 << 20;
@@ -46,6 +47,15 @@ struct Bytes<'a>(Unstructured<'a>);
 impl Choose for Bytes<'_> {
     fn below(&mut self, n: usize) -> usize {
         self.0.choose_index(n).unwrap_or(0)
+    }
+}
+
+/// Choices drawn from a seed: the shared generator as a source of choices.
+struct Rng(rng::Rng);
+
+impl Choose for Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0.below(n)
     }
 }
 
@@ -189,7 +199,7 @@ fuzz_target!(|data: &[u8]| {
     let mut header = [0u8; HEADER];
     header[..head.len()].copy_from_slice(head);
     let seed = u64::from_le_bytes(header[..8].try_into().unwrap());
-    let mut rng = Rng(seed);
+    let mut rng = Rng(rng::Rng::new(seed));
     let mut c = Bytes(Unstructured::new(body));
 
     let mut t = Tokens {
@@ -210,7 +220,7 @@ fuzz_target!(|data: &[u8]| {
             _ => {
                 // The block's own seed for its random code; as deep as it can be for 6 and 7.
                 let code_seed = u64::from(c.0.arbitrary::<u16>().unwrap_or(0));
-                let mut code_rng = Rng(seed.rotate_left(16) ^ code_seed);
+                let mut code_rng = Rng(rng::Rng::new(seed.rotate_left(16) ^ code_seed));
                 dynamic_codes(&mut code_rng, &tokens, kind >= 6)
             }
         };

@@ -1,7 +1,8 @@
 //! Strict JSON (`spec/json.md`): never panics; accepted input re-serialises canonically and
 //! parses to the same value; the pull parser, `validate` (under a key and without one: its
 //! later names checked by one sort, §5.1) and `parse` agree; limits hold;
-//! `parse_kept` fails as `parse` does and keeps what the schema names (§8.1); the streamed
+//! `parse` with a `Keep` schema fails as the whole parse does and keeps what the schema names
+//! (§8.1); the streamed
 //! rewrite gives the bytes of setting the members on the tree (§9.4); no accepted object
 //! has two equal names, whichever way they were escaped (§5).
 #![no_main]
@@ -15,12 +16,12 @@ fuzz_target!(|data: &[u8]| {
         Some((d, rest)) => (usize::from(*d % 40), rest),
         None => (0, data),
     };
-    let limits = Limits { max_bytes: 1 << 20, max_depth: depth };
+    let limits = Limits { max_bytes: 1 << 20, max_depth: depth, ..Limits::DEFAULT };
     let parsed = json::parse(input, limits);
     // `validate` checks the names of an object past its 1,024th by one sort when it closes
     // (§5.1), `parse` looks each up as it comes: the same first failure, under a key of the
     // caller's and under the input's own.
-    let validated = json::validate_keyed(input, limits, [0x1234, 0x5678]);
+    let validated = json::validate(input, Limits { hash_key: [0x1234, 0x5678], ..limits });
     assert_eq!(parsed.as_ref().err(), validated.as_ref().err(), "parse and validate disagree");
     let unkeyed = json::validate(input, limits);
     assert_eq!(parsed.as_ref().err(), unkeyed.as_ref().err(), "parse and unkeyed validate disagree");
@@ -64,7 +65,7 @@ fn names_unique(v: &Value) -> bool {
     }
 }
 
-/// The reference pruning: what `parse_kept` must keep of the whole value.
+/// The reference pruning: what a kept parse must keep of the whole value.
 fn prune(v: &Value, keep: Keep<'_>) -> Value {
     let node = match (&v.node, keep) {
         (Node::Object(members), Keep::Members(list)) => Node::Object(
@@ -118,11 +119,20 @@ fn same(a: &Value, b: &Value) -> bool {
 
 fn check_kept(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Error>) {
     for schema in [SCHEMA, SCHEMA_CLOSED] {
-        let kept = json::parse_kept(input, limits, [9, 9], schema);
+        let kept = json::parse(
+            input,
+            json::ParseOptions {
+                limits: Limits {
+                    hash_key: [9, 9],
+                    ..limits
+                },
+                keep: Some(schema),
+            },
+        );
         match (parsed, kept) {
-            (Ok(whole), Ok(kept)) => assert!(same(&prune(whole, schema), &kept), "parse_kept keeps other parts"),
-            (Err(a), Err(b)) => assert_eq!(*a, b, "parse_kept fails differently"),
-            _ => panic!("parse_kept and parse disagree on acceptance"),
+            (Ok(whole), Ok(kept)) => assert!(same(&prune(whole, schema), &kept), "a kept parse keeps other parts"),
+            (Err(a), Err(b)) => assert_eq!(*a, b, "a kept parse fails differently"),
+            _ => panic!("a kept parse and the whole parse disagree on acceptance"),
         }
     }
 }
@@ -131,7 +141,15 @@ fn check_rewrite(input: &[u8], limits: Limits, parsed: Result<&Value, &json::Err
     let x = Value::new(Node::String("x\n\u{1}".into()));
     let y = Value::new(Node::Array(vec![Value::new(Node::Null)]));
     let set: [(&str, &Value); 2] = [("a", &x), ("b", &y)];
-    let got = json::canonical_with_members(input, limits, [7, 7], &["c"], &set);
+    let got = json::canonical_with_members(
+        input,
+        Limits {
+            hash_key: [7, 7],
+            ..limits
+        },
+        &["c"],
+        &set,
+    );
     let (whole, got) = match (parsed, got) {
         (Err(a), Err(b)) => return assert_eq!(*a, b, "the rewrite fails differently"),
         (Ok(whole), Ok(got)) => (whole, got),

@@ -1,9 +1,9 @@
 //! `read_container` (`spec/mlbundle.md` §2–§8): never panics; an accepted bundle's members
 //! match their integrity records; inspection agrees with reading; lowering a limit never
-//! turns a rejection into acceptance; `read_container_with` a join that runs the second
+//! turns a rejection into acceptance; a read through a join that runs the second
 //! half of the member work (the JSON checks) first reports exactly the same (§12.0).
 //!
-//! Allocation (counting allocator, `fuzz/common/counting_alloc.rs`): the declared-size
+//! Allocation (the counting allocator, `modelgate_corpus_gen::counting`): the declared-size
 //! checks of §3.3–§3.4 come before any member buffer is reserved, so what `read_container`
 //! asks of the heap is bounded by what the limits admit of this input: a member's buffer is
 //! at most min(declared size, its cap, ratio × compressed size), the manifest's value tree
@@ -12,18 +12,15 @@
 //! [`FIXED_HEAP`].
 #![no_main]
 
-#[path = "../common/counting_alloc.rs"]
-mod counting_alloc;
-
-use counting_alloc::{Counting, measure};
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::digest::sha256;
 use modelgate_core::join::Reversed;
-use modelgate_core::mlbundle::names::NAMES;
+use modelgate_core::mlbundle::NAMES;
 use modelgate_core::mlbundle::{
-    ArchiveLimits, Container, Error, Limit, MemberName, inspect, read_container, read_container_with,
+    ArchiveLimits, Container, Error, Limit, MemberName, ReadOptions, inspect, read_container,
 };
 use modelgate_core::zip::Archive;
+use modelgate_corpus_gen::counting::{Counting, measure};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -102,7 +99,16 @@ fuzz_target!(|data: &[u8]| {
         heap.largest as u64 <= largest && heap.peak as u64 <= peak,
         "heap {heap:?} over the bound (largest {largest}, peak {peak})"
     );
-    assert_same(&read, &read_container_with(data, &limits, &Reversed));
+    assert_same(
+        &read,
+        &read_container(
+            data,
+            ReadOptions {
+                limits: &limits,
+                join: Reversed,
+            },
+        ),
+    );
     let view = inspect(data, &limits);
     assert_eq!(read.is_ok(), view.is_ok());
     let lowered = limits.with(Limit::Ratio, 50).unwrap();

@@ -12,8 +12,9 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::mlbundle::declaration::{check_member, check_samples, check_schema, reference};
+use modelgate_core::mlbundle::contract_reference as reference;
 use modelgate_core::mlbundle::{ArchiveLimits, MemberName};
+use modelgate_core::mlbundle::{check_member, check_samples, check_schema};
 use modelgate_core::test_docs::Choose;
 
 /// The generators' choices, read from the fuzz input (0 once it runs out).

@@ -10,7 +10,8 @@
 use libfuzzer_sys::fuzz_target;
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json;
-use modelgate_core::mpk::pipeline::{read_pipelines, reference};
+use modelgate_core::mpk::pipeline_reference as reference;
+use modelgate_core::mpk::read_pipelines;
 use modelgate_core::mpk::{Failure, MpkError, MpkLimits, MpkReader, Package, Registry, check_tar_gz};
 use modelgate_core::tar::{Discard, FileMeta, Flavor, TarWriter};
 
@@ -54,10 +55,11 @@ fn walk_matches_the_value_rules(data: &[u8]) {
     let limits = json::Limits {
         max_bytes: 16 << 20,
         max_depth: 64,
+        hash_key: [1, 2],
     };
     let whole = json::parse(data, limits);
     for max_stages in [1, 3, 1024] {
-        let walked = read_pipelines(data, limits, [1, 2], &Registry::DEFAULT, max_stages);
+        let walked = read_pipelines(data, limits, &Registry::DEFAULT, max_stages);
         let want = match &whole {
             Ok(v) => Ok(reference::parse_pipelines(v, &Registry::DEFAULT, max_stages)),
             Err(e) => Err(*e),

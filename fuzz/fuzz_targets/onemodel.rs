@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::onemodel::{self, Limits, header::MAGIC, writer::assemble};
+use modelgate_core::onemodel::{self, Limits, MAGIC, assemble};
 
 /// `modelgate check`'s read (§5): the first 64 bytes, then as many as `head_length` asks for.
 fn by_head(f: &[u8]) -> Result<(), onemodel::Error> {

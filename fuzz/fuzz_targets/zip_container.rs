@@ -2,19 +2,16 @@
 //! records tile it (every member's data lies inside the archive, ranges do not overlap and
 //! end before the directory); reading a member gives exactly its declared size.
 //!
-//! Allocation (counting allocator, `fuzz/common/counting_alloc.rs`): parsing allocates a
+//! Allocation (the counting allocator, `modelgate_corpus_gen::counting`): parsing allocates a
 //! bounded amount whatever the sizes the records declare (at most 6 entries are admitted,
 //! nothing is reserved from a declared size); reading a member requests at most its declared
 //! size or the inflate engine's state, and holds at most both at once.
 #![no_main]
 
-#[path = "../common/counting_alloc.rs"]
-mod counting_alloc;
-
-use counting_alloc::{Counting, measure};
 use libfuzzer_sys::fuzz_target;
-use modelgate_core::mlbundle::names::NAMES;
+use modelgate_core::mlbundle::NAMES;
 use modelgate_core::zip::{Archive, read_member};
+use modelgate_corpus_gen::counting::{Counting, measure};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;

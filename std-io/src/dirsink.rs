@@ -33,7 +33,7 @@ fn count_folder_operation() {
 
 /// Creates `path` exclusively (an existing name, a symbolic link included, is an error),
 /// mode 0644 on Unix.
-pub fn create_file(path: &Path) -> io::Result<File> {
+pub(crate) fn create_file(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -48,8 +48,8 @@ pub fn create_file(path: &Path) -> io::Result<File> {
 /// components and fit in the root's room (`spec/mpk.md` §6.5; both checked again here,
 /// whatever the validator did), parent folders are made
 /// one at a time without following a symbolic link, and files are created exclusively and
-/// synced when complete (unless the sink is [`DirSink::unsynced`]; on a thread of their own
-/// with [`DirSink::synced_in_background`]).
+/// synced when complete (unless the sink is `DirSink::unsynced`; on a thread of their own
+/// with `DirSink::synced_in_background`).
 pub struct DirSink {
     root: PathBuf,
     /// The longest relative path the root has room for (`spec/mpk.md` §6.5).
@@ -92,7 +92,7 @@ impl DirSink {
 
     /// The same sink without syncing each file: for a folder that is checked and then
     /// removed, never published, where durability buys nothing.
-    pub fn unsynced(mut self) -> Self {
+    pub(crate) fn unsynced(mut self) -> Self {
         self.sync = SyncMode::Never;
         self
     }
@@ -101,7 +101,7 @@ impl DirSink {
     /// large file's data is flushed as it is written, each complete file is fsync'ed and
     /// closed there, and [`DirSink::finish`] waits for all of it. Until `finish` returned
     /// `Ok`, nothing written is known to be durable.
-    pub fn synced_in_background(mut self) -> io::Result<Self> {
+    pub(crate) fn synced_in_background(mut self) -> io::Result<Self> {
         self.sync = SyncMode::Background(Syncer::start()?);
         Ok(self)
     }

@@ -32,13 +32,13 @@ impl<R> FileError<R> {
 
     /// [`FileError::Exists`] when anything exists at `dest`, a symbolic link (even dangling)
     /// included ([`crate::temp::refuse_taken`]).
-    pub fn refuse_existing(dest: &Path) -> Result<(), Self> {
+    pub(crate) fn refuse_existing(dest: &Path) -> Result<(), Self> {
         crate::temp::refuse_taken(dest).map_err(|e| FileError::at(dest, e))
     }
 
     /// The outcome `modelgate check` reports: the rejection as a [`Rejection`] (made by
     /// `rejection`), anything else as an I/O error.
-    pub fn into_check(self, rejection: impl FnOnce(&R) -> Rejection) -> CheckError {
+    pub(crate) fn into_check(self, rejection: impl FnOnce(&R) -> Rejection) -> CheckError {
         match self {
             FileError::Rejected(e) => CheckError::Rejected(rejection(&e)),
             FileError::Io(e) => CheckError::Io(e),

@@ -48,7 +48,7 @@
 //!   manifest alone, external data, conversions.
 //! - [`failure`]: [`failure::FileError`], why an operation that reads an archive and writes
 //!   files failed (MPK extraction, mvb export, import and verify).
-//! - [`hash_key`]: a per-process random key for the JSON duplicate-name table.
+//! - `hash_key`: a per-process random key for the JSON duplicate-name table.
 //! - [`Progress`]: the byte-progress callback of long operations.
 #![deny(unsafe_code)]
 
@@ -82,7 +82,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// A random SipHash key for this process (`spec/json.md` §5), drawn once from the
 /// operating system's entropy through `std`'s `RandomState`.
-pub fn hash_key() -> [u64; 2] {
+pub(crate) fn hash_key() -> [u64; 2] {
     static KEY: OnceLock<[u64; 2]> = OnceLock::new();
     *KEY.get_or_init(|| {
         let state = RandomState::new();

@@ -28,13 +28,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Files of at least this many bytes are mapped by [`load`] once maps are allowed (1 MiB,
 /// §5).
-pub const MAP_THRESHOLD: u64 = 1 << 20;
+pub(crate) const MAP_THRESHOLD: u64 = 1 << 20;
 
 /// Set, never cleared, by [`allow_mapping`].
 static ALLOWED: AtomicBool = AtomicBool::new(false);
 
-/// Lets this process map files: from now on [`load`], [`load_with`] under [`Mode::Auto`]
-/// and [`map`] map them instead of reading them into memory.
+/// Lets this process map files: from now on [`load`] under [`Mode::Auto`] and [`map`] map
+/// them instead of reading them into memory.
 ///
 /// # Safety
 ///
@@ -48,7 +48,7 @@ pub unsafe fn allow_mapping() {
 }
 
 /// True once [`allow_mapping`] has been called in this process.
-pub fn mapping_allowed() -> bool {
+pub(crate) fn mapping_allowed() -> bool {
     ALLOWED.load(Ordering::Acquire)
 }
 
@@ -73,33 +73,30 @@ impl Deref for FileBytes {
 
 impl FileBytes {
     /// True when the bytes are a memory map.
-    pub fn is_mapped(&self) -> bool {
+    #[cfg(test)]
+    fn is_mapped(&self) -> bool {
         matches!(self, FileBytes::Mapped(_))
     }
 }
 
-/// How [`load_with`] loads a file.
+/// How [`load`] loads a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Map files of [`MAP_THRESHOLD`] bytes or more once maps are allowed, read the others
+    /// Map files of 1 MiB (`MAP_THRESHOLD`) or more once maps are allowed, read the others
     /// (the default).
     Auto,
     /// Always read into memory (for files another process may change).
     Read,
 }
 
-/// Loads `path`: mapped when it is at least 1 MiB and maps are allowed, read otherwise (§5).
+/// Loads `path`: under [`Mode::Auto`], mapped when it is at least 1 MiB and maps are
+/// allowed, read otherwise (§5).
 /// Files larger than `limit` bytes are an error of kind `InvalidData` before anything is
 /// mapped or allocated. Only a regular file is loaded: anything else (a FIFO, a device such
 /// as `/dev/zero`, whose length reads 0 but which never ends) is an error of kind
 /// `InvalidInput`, refused from the path's metadata before it is opened
-/// ([`crate::read::open_regular_file`]).
-pub fn load(path: &Path, limit: u64) -> io::Result<FileBytes> {
-    load_with(path, limit, Mode::Auto)
-}
-
-/// [`load`] with an explicit [`Mode`].
-pub fn load_with(path: &Path, limit: u64, mode: Mode) -> io::Result<FileBytes> {
+/// ([`crate::read::open_regular_file`]). [`Mode::Read`] never maps.
+pub fn load(path: &Path, limit: u64, mode: Mode) -> io::Result<FileBytes> {
     let (file, meta) = crate::read::open_regular_file(path)?;
     let len = meta.len();
     if len > limit {
@@ -168,22 +165,25 @@ mod tests {
         let bytes = |path: &Path| std::fs::read(path).unwrap();
         let opened = |path: &Path| crate::read::open_regular_file(path).unwrap().0;
         assert!(!mapping_allowed());
-        for b in [load(&big, u64::MAX).unwrap(), map(&opened(&big)).unwrap()] {
+        for b in [load(&big, u64::MAX, Mode::Auto).unwrap(), map(&opened(&big)).unwrap()] {
             assert!(!b.is_mapped());
             assert_eq!(*b, *bytes(&big));
         }
         // SAFETY: the files are this test's own, and nothing writes them until it removes
         // them, after every load's bytes are dropped.
         unsafe { allow_mapping() };
-        for b in [load(&big, u64::MAX).unwrap(), map(&opened(&big)).unwrap()] {
+        for b in [load(&big, u64::MAX, Mode::Auto).unwrap(), map(&opened(&big)).unwrap()] {
             assert!(b.is_mapped());
             assert_eq!(*b, *bytes(&big));
         }
-        let s = load(&small, u64::MAX).unwrap();
+        let s = load(&small, u64::MAX, Mode::Auto).unwrap();
         assert!(!s.is_mapped());
         assert_eq!(*s, *bytes(&small));
-        assert!(!load_with(&big, u64::MAX, Mode::Read).unwrap().is_mapped());
-        assert_eq!(load(&big, 10).unwrap_err().kind(), io::ErrorKind::InvalidData);
+        assert!(!load(&big, u64::MAX, Mode::Read).unwrap().is_mapped());
+        assert_eq!(
+            load(&big, 10, Mode::Auto).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
         std::fs::remove_file(big).unwrap();
         std::fs::remove_file(small).unwrap();
     }

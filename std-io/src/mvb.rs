@@ -9,20 +9,20 @@ use crate::Progress;
 use crate::beneath::{Beneath, Kind};
 use crate::dirsink::{DirSink, create_file};
 use crate::failure::FileError;
-use crate::publish::{publish_bytes, publish_with};
+use crate::publish::publish;
 use crate::read::{ReadError, read_stream_bounded};
 use crate::temp::{TempDir, sync_parent};
 use modelgate_core::Location;
 use modelgate_core::archive_path::{PathLimits, normalize};
 use modelgate_core::digest::{ChunkDigest, hex};
 use modelgate_core::json::{self, Limits, Member, Node, Value, Writer};
-use modelgate_core::mvb::fields::format_rfc3339_utc;
+use modelgate_core::mvb::format_rfc3339_utc;
 use modelgate_core::mvb::{
     FORMAT_VERSION, ImportValidator, Imported, MANIFEST, MARKER, Manifest, Marker, MvbError, MvbKind, MvbLimits,
     check_entry_path, entry_header, is_excluded,
 };
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{Discard, EntrySink, Failure};
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -32,16 +32,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub const VERIFIER: &[u8] = include_bytes!("../darsay-verify.py");
 
 /// The verifier's bundle path.
-pub const VERIFIER_NAME: &str = "darsay-verify.py";
+pub(crate) const VERIFIER_NAME: &str = "darsay-verify.py";
 
 /// Bytes read per step.
 pub const CHUNK: usize = 64 * 1024;
 
 /// The export log's bundle path (§5.5).
-pub const EXPORTS: &str = "exports.json";
+pub(crate) const EXPORTS: &str = "exports.json";
 
 /// File-name suffix of an export (§2.1).
-pub const SUFFIX: &str = ".mvb.tar";
+pub(crate) const SUFFIX: &str = ".mvb.tar";
 
 /// Why an mvb operation failed: the bundle or archive broke a rule of `spec/mvb.md`, the
 /// destination exists (§5.4, §6.3), or the operating system refused.
@@ -89,22 +89,18 @@ fn now_rfc3339() -> String {
 
 /// One file of a bundle folder: its bundle path and size at walk time.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BundleFile {
+pub(crate) struct BundleFile {
     /// Bundle path.
     pub path: String,
     /// Size from the file's metadata.
     pub size: u64,
 }
 
-/// §5.1: every regular file under `dir` as a bundle path, sorted bytewise, without following
-/// symbolic links; excluded names (§2.4) and the root `darsay-verify.py` and `.mvb.json`
-/// skipped. A link, device, FIFO or socket, or a name that is not a bundle path, fails.
-pub fn walk_bundle(dir: &Path) -> Result<Vec<BundleFile>, MvbIoError> {
-    walk(&Beneath::open(dir)?)
-}
-
-/// [`walk_bundle`] of a bundle folder held open: each folder is listed, and each name's kind
-/// read, beneath it ([`Beneath`]), so a folder swapped for a link during the walk is refused.
+/// §5.1: every regular file of the bundle folder held open as a bundle path, sorted
+/// bytewise, without following symbolic links; excluded names (§2.4) and the root
+/// `darsay-verify.py` and `.mvb.json` skipped. A link, device, FIFO or socket, or a name that
+/// is not a bundle path, fails. Each folder is listed, and each name's kind read, beneath
+/// the bundle ([`Beneath`]), so a folder swapped for a link during the walk is refused.
 fn walk(bundle: &Beneath) -> Result<Vec<BundleFile>, MvbIoError> {
     let mut out = Vec::new();
     let mut stack = vec![String::new()];
@@ -146,12 +142,7 @@ fn walk(bundle: &Beneath) -> Result<Vec<BundleFile>, MvbIoError> {
     Ok(out)
 }
 
-/// Reads and parses `manifest.json` of a bundle folder (§1.2).
-pub fn read_manifest(dir: &Path) -> Result<Manifest, MvbIoError> {
-    manifest_of(&Beneath::open(dir)?)
-}
-
-/// [`read_manifest`] of a bundle folder held open.
+/// Reads and parses `manifest.json` of a bundle folder held open (§1.2).
 fn manifest_of(bundle: &Beneath) -> Result<Manifest, MvbIoError> {
     let limits = MvbLimits::DEFAULT;
     let bytes = read_limited(bundle, MANIFEST, limits.max_manifest_bytes)?;
@@ -277,9 +268,9 @@ fn read_exports(bundle: &Beneath) -> Result<Vec<Value>, MvbIoError> {
     let json_limits = Limits {
         max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
         max_depth: 64,
+        hash_key: crate::hash_key(),
     };
-    let mut value =
-        json::parse_keyed(&bytes, json_limits, crate::hash_key()).map_err(|e| MvbError::from_json(&e, EXPORTS))?;
+    let mut value = json::parse(&bytes, json_limits).map_err(|e| MvbError::from_json(&e, EXPORTS))?;
     match std::mem::replace(&mut value.node, Node::Null) {
         Node::Array(items) => Ok(items),
         _ => Err(rejected(
@@ -304,7 +295,7 @@ pub fn export(bundle: &Path, out_dir: &Path, overwrite: bool, progress: Progress
     let total: u64 = files.iter().map(|f| f.size).sum();
     let mut failure: Option<MvbIoError> = None;
     let mut written: Option<([u8; 32], u64)> = None;
-    let result = publish_with(&dest, overwrite, |out| {
+    let result = publish(&dest, overwrite, |out| {
         let mut w = Hashing {
             out,
             digest: ChunkDigest::with_sha256(),
@@ -337,7 +328,7 @@ pub fn export(bundle: &Path, out_dir: &Path, overwrite: bool, progress: Progress
     w.end_array();
     let mut text = w.finish();
     text.push('\n');
-    publish_bytes(&bundle.join(EXPORTS), text.as_bytes(), true)?;
+    publish(&bundle.join(EXPORTS), true, |f| f.write_all(text.as_bytes()))?;
     Ok(Exported {
         path: dest,
         sha256,

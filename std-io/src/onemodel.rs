@@ -1,20 +1,20 @@
 //! OneModel and ONNX files on disk (`spec/onemodel.md` §4–§6): loading (memory-mapped at
 //! 1 MiB, [`crate::mmap`]), the read of a OneModel file from its header and manifest alone
-//! (§5), ONNX external data checked in the model's folder ([`external`]), and the
+//! (§5), ONNX external data checked in the model's folder (`external`), and the
 //! conversions behind `modelgate onemodel convert` and `to-onnx`, which lay the output out
-//! (`modelgate_core::onemodel::Layout`), copy each tensor from where it is ([`copy`]) and
+//! (`modelgate_core::onemodel::Layout`), copy each tensor from where it is (`copy`) and
 //! publish atomically. Neither conversion holds tensor bytes in memory beyond those of the
 //! ONNX file it reads: external data and a OneModel file's tensors are copied file to file.
 
-pub mod copy;
-pub mod external;
-pub mod inspect;
+pub(crate) mod copy;
+pub(crate) mod external;
+pub(crate) mod inspect;
 
 use crate::mmap::{self, FileBytes};
-use crate::publish::publish_with;
+use crate::publish::publish;
 use copy::{OneFile, Sources};
 pub use external::{ExternalFile, ExternalFiles};
-use modelgate_core::onemodel::tensor::DEFAULT_MAX_TENSOR_BYTES;
+use modelgate_core::onemodel::DEFAULT_MAX_TENSOR_BYTES;
 use modelgate_core::onemodel::{self, ErrorKind, Header, Layout, Limits, Model};
 use modelgate_core::onnx::{self, Data};
 use modelgate_core::{Location, Rejection};
@@ -24,10 +24,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Largest model file loaded (header fields are at most 2^63 − 1).
-pub const FILE_LIMIT: u64 = i64::MAX as u64;
+pub(crate) const FILE_LIMIT: u64 = i64::MAX as u64;
 
 /// Bytes written between two progress reports.
-pub const PROGRESS_CHUNK: usize = 4 << 20;
+pub(crate) const PROGRESS_CHUNK: usize = 4 << 20;
 
 /// Why a conversion or load failed.
 #[derive(Debug)]
@@ -37,6 +37,17 @@ pub enum Failure {
     /// A file could not be read or written.
     Io(io::Error),
 }
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Rejected(e) => e.fmt(f),
+            Failure::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}
 
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Self {
@@ -59,7 +70,7 @@ pub fn set_max_tensor_bytes(n: u64) {
 }
 
 /// The limits every OneModel and ONNX read of the format registry runs under: the
-/// defaults, with this process's random duplicate-table key ([`crate::hash_key`],
+/// defaults, with this process's random duplicate-table key (`hash_key`,
 /// `spec/json.md` §5) and its `max_tensor_bytes` ([`set_max_tensor_bytes`]).
 pub fn limits() -> Limits {
     Limits {
@@ -71,7 +82,7 @@ pub fn limits() -> Limits {
 
 /// Loads a file: mapped when at least 1 MiB, read otherwise (§5).
 pub fn load(path: &Path) -> Result<FileBytes, Failure> {
-    mmap::load(path, FILE_LIMIT).map_err(|e| match e.kind() {
+    mmap::load(path, FILE_LIMIT, mmap::Mode::Auto).map_err(|e| match e.kind() {
         io::ErrorKind::InvalidData => Failure::Rejected(Rejection {
             kind: ErrorKind::LimitExceeded.name(),
             message: e.to_string(),
@@ -82,7 +93,7 @@ pub fn load(path: &Path) -> Result<FileBytes, Failure> {
 }
 
 /// Checks the OneModel file at `path` under `limits` as `modelgate check` does
-/// (`spec/onemodel.md` §5): [`with_head`], the model dropped.
+/// (`spec/onemodel.md` §5): `with_head`, the model dropped.
 pub fn check_file(path: &Path, limits: Limits) -> Result<(), Failure> {
     with_head(path, limits, |_, _, _| ())
 }
@@ -94,7 +105,7 @@ pub fn check_file(path: &Path, limits: Limits) -> Result<(), Failure> {
 /// head under 1 MiB is then read; a larger one is mapped with the file, as §5 loads files,
 /// so that a manifest that fails early is rejected without being read whole. A file that
 /// shrinks while it is read is an I/O error.
-pub fn with_head<T>(
+pub(crate) fn with_head<T>(
     path: &Path,
     limits: Limits,
     use_model: impl FnOnce(&Model<'_>, &Header, &File) -> T,
@@ -102,10 +113,10 @@ pub fn with_head<T>(
     let (file, meta) = crate::read::open_regular_file(path)?;
     let len = meta.len();
     let mut head = Vec::new();
-    read_until(&file, &mut head, len.min(onemodel::header::HEADER_LEN))?;
+    read_until(&file, &mut head, len.min(onemodel::HEADER_LEN))?;
     let need = onemodel::head_length(&head, len, limits).map_err(rejected)?;
     // The header's checks passed under `limits`; without the manifest limit they pass again.
-    let header = onemodel::header::fields(&head, len, u64::MAX).map_err(rejected)?;
+    let header = onemodel::read_header(&head, len, u64::MAX).map_err(rejected)?;
     if need < mmap::MAP_THRESHOLD {
         read_until(&file, &mut head, need)?;
         let model = onemodel::read_head(&head, len, limits).map_err(rejected)?;
@@ -153,8 +164,15 @@ pub fn with_onnx<T>(
     };
     let mut files = ExternalFiles::new(dir);
     let mut resolver = |r: &onnx::ExternalRef<'_>| files.resolve(r);
-    let mut model = onnx::read_model_with(&bytes, limits, &mut resolver).map_err(rejected)?;
-    onemodel::names::resolve(&mut model).map_err(rejected)?;
+    let mut model = onnx::read_model(
+        &bytes,
+        onnx::ReadOptions {
+            limits,
+            resolver: Some(&mut resolver),
+        },
+    )
+    .map_err(rejected)?;
+    onemodel::resolve(&mut model).map_err(rejected)?;
     Ok(use_model(&model, &mut files))
 }
 
@@ -181,22 +199,13 @@ impl Default for Options {
     }
 }
 
-/// Converts the ONNX file `input` to the OneModel file `output` (§4), publishing atomically.
-pub fn convert(input: &Path, output: &Path, options: &Options) -> Result<(), Failure> {
-    convert_with(input, output, options, &mut |_, _| {})
-}
-
-/// [`convert`], reporting the bytes written and the output's size to `progress` every
-/// [`PROGRESS_CHUNK`] bytes. External data is copied into the output as it is written,
+/// Converts the ONNX file `input` to the OneModel file `output` (§4), publishing atomically,
+/// and reports the bytes written and the output's size to `progress` every
+/// 4 MiB (`PROGRESS_CHUNK`). External data is copied into the output as it is written,
 /// file to file (§4).
-pub fn convert_with(
-    input: &Path,
-    output: &Path,
-    options: &Options,
-    progress: crate::Progress<'_>,
-) -> Result<(), Failure> {
+pub fn convert(input: &Path, output: &Path, options: &Options, progress: crate::Progress<'_>) -> Result<(), Failure> {
     with_onnx(input, options.limits, |model, files| {
-        let layout = onemodel::writer::layout(model, options.limits).map_err(rejected)?;
+        let layout = onemodel::layout(model, options.limits).map_err(rejected)?;
         let total = layout.length();
         publish_layout(output, &layout, files, options.overwrite, &mut |done| {
             progress(done, total)
@@ -205,24 +214,14 @@ pub fn convert_with(
 }
 
 /// Converts the OneModel file `input` back to ONNX protobuf at `output` (§6.3), publishing
-/// atomically; with external data, `<OUT>.data` beside it, published first.
-pub fn to_onnx(input: &Path, output: &Path, options: &Options) -> Result<(), Failure> {
-    to_onnx_with(input, output, options, &mut |_, _| {})
-}
-
-/// [`to_onnx`], reporting the bytes written to both files and their total to `progress`
-/// every [`PROGRESS_CHUNK`] bytes. The input is read from its head (§5) and its tensors
-/// copied file to file. The initializers go to `<OUT>.data` (named by its file name, a
+/// atomically; with external data, `<OUT>.data` beside it, published first. Reports the
+/// bytes written to both files and their total to `progress` every 4 MiB
+/// bytes. The input is read from its head (§5) and its tensors copied file to file. The initializers go to `<OUT>.data` (named by its file name, a
 /// path relative to the model's folder) when the model would not fit one ONNX file, or
 /// always with `external_data`; the data file is published before the model, so a model
 /// is never published without its data. Without `overwrite`, an existing `<OUT>` is
 /// refused before anything is written.
-pub fn to_onnx_with(
-    input: &Path,
-    output: &Path,
-    options: &Options,
-    progress: crate::Progress<'_>,
-) -> Result<(), Failure> {
+pub fn to_onnx(input: &Path, output: &Path, options: &Options, progress: crate::Progress<'_>) -> Result<(), Failure> {
     let (data_path, location) = data_file(output)?;
     let data = if options.external_data {
         Data::External(&location)
@@ -254,7 +253,7 @@ pub fn to_onnx_with(
 /// The data file of the ONNX file `output` (`<OUT>.data`, the PyTorch exporter's
 /// convention) and its location as the model names it: its file name, which must be UTF-8
 /// and a location the reader accepts (§6.2), so that the model written reads back.
-pub fn data_file(output: &Path) -> io::Result<(PathBuf, String)> {
+pub(crate) fn data_file(output: &Path) -> io::Result<(PathBuf, String)> {
     let invalid = |message| io::Error::new(io::ErrorKind::InvalidInput, message);
     let name = output
         .file_name()
@@ -277,7 +276,7 @@ fn publish_layout(
     overwrite: bool,
     written: &mut dyn FnMut(u64),
 ) -> Result<(), Failure> {
-    publish_with(dest, overwrite, |f| {
+    publish(dest, overwrite, |f| {
         written(0);
         copy::write_layout(f, layout, sources, written)
     })?;
@@ -321,7 +320,7 @@ mod tests {
     /// fails at its first byte and one that fails at its last give the whole read's verdicts.
     #[test]
     fn a_manifest_of_a_mebibyte_or_more_is_checked_through_a_map() {
-        use modelgate_core::onemodel::writer::assemble;
+        use modelgate_core::onemodel::assemble;
         let tmp = dir("big-manifest");
         let doc = "d".repeat(1 << 20);
         let valid = format!(r#"{{"ir_version":8,"doc":"{doc}","graph":{{"name":"g"}}}}"#);
@@ -430,11 +429,11 @@ mod tests {
         let n = 1000;
         let input = onnx_with_external(d, n, &[("w", Some(64)), ("v", Some(4096))], 8200);
         let out = d.join("m.onemodel");
-        convert(&input, &out, &Options::default()).unwrap();
+        convert(&input, &out, &Options::default(), &mut |_, _| {}).unwrap();
         let source: Vec<u8> = (0..8200).map(|i| (i % 251) as u8).collect();
         assert_eq!(initializers(&out), [&source[64..4064], &source[4096..8096]]);
         let one = d.join("one.onnx");
-        to_onnx(&out, &one, &Options::default()).unwrap();
+        to_onnx(&out, &one, &Options::default(), &mut |_, _| {}).unwrap();
         let whole = std::fs::read(&out).unwrap();
         let expected = onnx::write_model(&onemodel::read(&whole, limits()).unwrap()).unwrap();
         assert_eq!(std::fs::read(&one).unwrap(), expected);
@@ -444,18 +443,18 @@ mod tests {
             ..Options::default()
         };
         let two = d.join("two.onnx");
-        to_onnx(&out, &two, &external).unwrap();
+        to_onnx(&out, &two, &external, &mut |_, _| {}).unwrap();
         let data = std::fs::read(d.join("two.onnx.data")).unwrap();
         assert_eq!(data.len(), 4032 + 4000);
         assert_eq!((&data[..4000], &data[4032..]), (&source[64..4064], &source[4096..8096]));
         assert!(data[4000..4032].iter().all(|&b| b == 0));
         let back = d.join("back.onemodel");
-        convert(&two, &back, &Options::default()).unwrap();
+        convert(&two, &back, &Options::default(), &mut |_, _| {}).unwrap();
         assert_eq!(std::fs::read(&back).unwrap(), whole);
         // Without overwrite, an existing model is refused before its data file is written.
         std::fs::remove_file(d.join("two.onnx.data")).unwrap();
         assert!(
-            matches!(to_onnx(&out, &two, &external), Err(Failure::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists)
+            matches!(to_onnx(&out, &two, &external, &mut |_, _| {}), Err(Failure::Io(e)) if e.kind() == io::ErrorKind::AlreadyExists)
         );
         assert!(!d.join("two.onnx.data").exists());
         to_onnx(
@@ -465,6 +464,7 @@ mod tests {
                 overwrite: true,
                 ..external
             },
+            &mut |_, _| {},
         )
         .unwrap();
         assert_eq!(std::fs::read(d.join("two.onnx.data")).unwrap(), data);
@@ -478,7 +478,7 @@ mod tests {
         let d = tmp.path();
         let input = onnx_with_external(d, 8, &[("w", None), ("v", None)], 32);
         let out = d.join("m.onemodel");
-        convert(&input, &out, &Options::default()).unwrap();
+        convert(&input, &out, &Options::default(), &mut |_, _| {}).unwrap();
         let all: Vec<u8> = (0..32).collect();
         assert_eq!(initializers(&out), [all.clone(), all]);
         let tight = Options {
@@ -489,7 +489,7 @@ mod tests {
             },
             ..Options::default()
         };
-        match convert(&input, &out, &tight) {
+        match convert(&input, &out, &tight, &mut |_, _| {}) {
             Err(Failure::Rejected(r)) => {
                 assert_eq!((r.kind, r.location.path.as_deref()), ("LimitExceeded", Some("model")))
             }
@@ -505,7 +505,7 @@ mod tests {
         let d = tmp.path();
         let input = onnx_with_external(d, 16, &[("w", Some(0))], 64);
         let out = d.join("m.onemodel");
-        convert(&input, &out, &Options::default()).unwrap();
+        convert(&input, &out, &Options::default(), &mut |_, _| {}).unwrap();
         let tight = Options {
             overwrite: true,
             limits: Limits {
@@ -519,9 +519,9 @@ mod tests {
             _ => false,
         };
         assert!(unsupported(with_onnx(&input, tight.limits, |_, _| ())));
-        assert!(unsupported(convert(&input, &out, &tight)));
+        assert!(unsupported(convert(&input, &out, &tight, &mut |_, _| {})));
         assert!(unsupported(check_file(&out, tight.limits)));
-        assert!(unsupported(to_onnx(&out, &d.join("m.onnx2"), &tight)));
+        assert!(unsupported(to_onnx(&out, &d.join("m.onnx2"), &tight, &mut |_, _| {})));
         assert!(check_file(&out, limits()).is_ok());
     }
 
@@ -547,7 +547,7 @@ mod tests {
         let input = onnx_with_external(d, n, &[("w", None)], n * 4);
         let (out, back) = (d.join("m.onemodel"), d.join("back.onnx"));
         let mut calls = Vec::new();
-        convert_with(&input, &out, &Options::default(), &mut |done, total| {
+        convert(&input, &out, &Options::default(), &mut |done, total| {
             calls.push((done, total))
         })
         .unwrap();
@@ -562,7 +562,7 @@ mod tests {
             ..Options::default()
         };
         let mut calls = Vec::new();
-        to_onnx_with(&out, &back, &external, &mut |done, total| calls.push((done, total))).unwrap();
+        to_onnx(&out, &back, &external, &mut |done, total| calls.push((done, total))).unwrap();
         let size = std::fs::metadata(&back).unwrap().len() + std::fs::metadata(d.join("back.onnx.data")).unwrap().len();
         assert_eq!(calls.last(), Some(&(size, size)));
         assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));

@@ -22,7 +22,7 @@ pub const PATH_MAX: usize = 1024;
 /// The bytes left for a relative path below a folder whose absolute path is `folder_len`
 /// bytes long (`spec/mpk.md` §6.5): [`PATH_MAX`] less the NUL, the folder and the `/`
 /// between the folder and the path. 0 when the folder itself leaves nothing.
-pub fn room_below(folder_len: usize) -> usize {
+pub(crate) fn room_below(folder_len: usize) -> usize {
     PATH_MAX.saturating_sub(folder_len.saturating_add(2))
 }
 

@@ -1,5 +1,5 @@
 //! Atomic publication of a finished output file (`spec/mlbundle.md` §11.2). Format-neutral:
-//! every writer in modelgate publishes its bytes through [`publish_bytes`].
+//! every writer in modelgate publishes its output through [`publish`].
 //!
 //! 1. The bytes go to a new temporary file in the destination's folder, which is flushed
 //!    and fsync'ed.
@@ -20,24 +20,19 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Publishes `bytes` at `dest` (§11.2). Without `overwrite`, an existing destination is
-/// `io::ErrorKind::AlreadyExists` and is left untouched.
-pub fn publish_bytes(dest: &Path, bytes: &[u8], overwrite: bool) -> io::Result<()> {
-    publish_with(dest, overwrite, |f| f.write_all(bytes))
-}
-
-/// Publishes what `fill` writes (§11.2). If `fill` fails, nothing is published and the
-/// error is returned; no file is left behind.
-pub fn publish_with<F>(dest: &Path, overwrite: bool, fill: F) -> io::Result<()>
+/// Publishes what `fill` writes at `dest` (§11.2), for example `|f| f.write_all(bytes)`.
+/// Without `overwrite`, an existing destination is `io::ErrorKind::AlreadyExists` and is
+/// left untouched. If `fill` fails, nothing is published and the error is returned; no file
+/// is left behind.
+pub fn publish<F>(dest: &Path, overwrite: bool, fill: F) -> io::Result<()>
 where
     F: FnMut(&mut File) -> io::Result<()>,
 {
-    publish_impl(dest, overwrite, fill, |from, to| fs::hard_link(from, to))
+    publish_linked(dest, overwrite, fill, |from, to| fs::hard_link(from, to))
 }
 
-/// [`publish_with`] with the hard-link step supplied, so tests can exercise the fallback.
-#[doc(hidden)]
-pub fn publish_impl<F, L>(dest: &Path, overwrite: bool, mut fill: F, link: L) -> io::Result<()>
+/// [`publish`] with the hard-link step supplied, so the tests below exercise the fallback.
+fn publish_linked<F, L>(dest: &Path, overwrite: bool, mut fill: F, link: L) -> io::Result<()>
 where
     F: FnMut(&mut File) -> io::Result<()>,
     L: FnOnce(&Path, &Path) -> io::Result<()>,
@@ -72,7 +67,7 @@ where
     file.sync_all()
 }
 
-/// Removes the temporary file when dropped (every path of [`publish_impl`]).
+/// Removes the temporary file when dropped (every path of [`publish_linked`]).
 struct TempGuard<'a>(&'a Path);
 
 impl Drop for TempGuard<'_> {
@@ -159,6 +154,17 @@ pub enum WriteError {
     Io(io::Error),
 }
 
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Rejected(e) => e.fmt(f),
+            WriteError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
 /// `write_container(manifest, members, destination, overwrite, limits)` (seed 000
 /// "Container functions"): a `model.onnx` member parsed as the validating load parses it
 /// (`spec/mlbundle.md` §12.2: self-contained, refused before anything is written), the core
@@ -176,7 +182,85 @@ pub fn write_mlbundle(
     }
     let bytes = modelgate_core::mlbundle::write_container(manifest, members, limits).map_err(WriteError::Rejected)?;
     if let Some(dest) = destination {
-        publish_bytes(dest, &bytes, overwrite).map_err(WriteError::Io)?;
+        publish(dest, overwrite, |f| f.write_all(&bytes)).map_err(WriteError::Io)?;
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The exclusive-create fallback (step 3), reached through a link step that fails as a
+    //! filesystem without hard links does; the rest is in `tests/publish.rs`.
+    use super::*;
+    use crate::temp::TempDir;
+
+    fn scratch(name: &str) -> TempDir {
+        TempDir::create(&std::env::temp_dir(), "mg-publish-unit", name).unwrap()
+    }
+
+    /// Every name in `dir`, sorted.
+    fn sorted_names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn unsupported(_: &Path, _: &Path) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    #[test]
+    fn fallback_without_hard_links_creates_exclusively() {
+        let tmp = scratch("fallback");
+        let dir = tmp.path();
+        let dest = dir.join("out.mlbundle");
+        publish_linked(&dest, false, |f| f.write_all(b"data"), unsupported).unwrap();
+        assert_eq!(fs::read(&dest).unwrap(), b"data");
+        assert_eq!(sorted_names(dir), ["out.mlbundle"]);
+        // Never overwrites.
+        let e = publish_linked(&dest, false, |f| f.write_all(b"other"), unsupported).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&dest).unwrap(), b"data");
+        assert_eq!(sorted_names(dir), ["out.mlbundle"]);
+    }
+
+    #[test]
+    fn fallback_failure_removes_its_own_destination() {
+        let tmp = scratch("fallback-fail");
+        let dir = tmp.path();
+        let dest = dir.join("out.mlbundle");
+        let mut calls = 0;
+        let e = publish_linked(
+            &dest,
+            false,
+            |f| {
+                calls += 1;
+                f.write_all(b"half")?;
+                // The temporary copy succeeds; the fallback's copy fails midway.
+                if calls == 2 {
+                    Err(io::Error::other("fail in fallback"))
+                } else {
+                    Ok(())
+                }
+            },
+            unsupported,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "fail in fallback");
+        assert!(!dest.exists());
+        assert!(sorted_names(dir).is_empty());
+    }
+
+    #[test]
+    fn other_link_errors_propagate() {
+        let tmp = scratch("link-error");
+        let dir = tmp.path();
+        let dest = dir.join("out.mlbundle");
+        let e = publish_linked(&dest, false, |f| f.write_all(b"x"), |_, _| Err(io::Error::other("io"))).unwrap_err();
+        assert_eq!(e.to_string(), "io");
+        assert!(sorted_names(dir).is_empty());
+    }
 }

@@ -23,6 +23,17 @@ pub enum ReadError {
     Io(io::Error),
 }
 
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::TooLarge { limit } => write!(f, "file longer than {limit} bytes"),
+            ReadError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 impl From<io::Error> for ReadError {
     fn from(e: io::Error) -> Self {
         ReadError::Io(e)
@@ -81,7 +92,7 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 
 /// Reads `reader` from its current position to its end if that is at most `limit` bytes,
 /// reading at most one byte beyond the limit to detect excess. The reader is not closed.
-pub fn read_stream_bounded<R: Read>(reader: R, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_stream_bounded<R: Read>(reader: R, limit: u64) -> Result<Vec<u8>, ReadError> {
     let mut out = Vec::new();
     reader.take(limit.saturating_add(1)).read_to_end(&mut out)?;
     if out.len() as u64 > limit {

@@ -8,7 +8,7 @@
 //!   byte beyond the limit, and is never closed (the caller keeps ownership).
 
 use crate::threads::Threads;
-use modelgate_core::mlbundle::{self, ArchiveLimits, Container, Limit, MetadataView};
+use modelgate_core::mlbundle::{self, ArchiveLimits, Container, Limit, MetadataView, ReadOptions};
 use modelgate_core::{Location, Rejection};
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -38,6 +38,17 @@ pub enum SourceError {
     /// The operating system refused, or the path is not a regular file.
     Io(io::Error),
 }
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceError::TooLarge { limit } => write!(f, "file longer than {limit} bytes"),
+            SourceError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
 
 impl From<io::Error> for SourceError {
     fn from(e: io::Error) -> Self {
@@ -110,6 +121,17 @@ pub enum ReadError {
     Io(io::Error),
 }
 
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Rejected(e) => e.fmt(f),
+            ReadError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 impl ReadError {
     /// The rejection, for `modelgate check`; `None` for I/O errors.
     pub fn rejection(&self) -> Option<Rejection> {
@@ -132,9 +154,10 @@ fn load_bundle<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Cow<'a,
 }
 
 /// `read_container(source, limits)` (seed 000 "Container functions"): the bounded source,
-/// then the full validation of `modelgate_core::mlbundle::read_container_with` on two
-/// threads when both halves of the member work are worth one ([`Threads::DEFAULT`]: the
-/// member reads on one, the JSON checks on the other, `spec/mlbundle.md` §12.0). The outcome is the serial reader's for every input. Stored
+/// then the full validation of `modelgate_core::mlbundle::read_container` on two threads
+/// when both halves of the member work are worth one ([`Threads::DEFAULT`]: the member
+/// reads on one, the JSON checks on the other, `spec/mlbundle.md` §12.0). The outcome is the
+/// serial reader's for every input. Stored
 /// members borrow `Source::Bytes`; from a path or a stream, which are loaded here, they are
 /// copied out of the loaded bytes once the container is accepted
 /// ([`Container::into_owned`]: a copy that cannot be reserved is the `LimitExceeded` a
@@ -149,7 +172,7 @@ pub fn read_container<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<
 /// The validation of [`read_container`] and the model step of the validating load
 /// (`mlbundle::check_models`, `spec/mlbundle.md` §12.2) without keeping the container, as
 /// `modelgate check` runs them: no stored member is ever copied (§4.2).
-pub fn check_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<(), ReadError> {
+pub(crate) fn check_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<(), ReadError> {
     let bytes = load_bundle(source, limits)?;
     let container = read_loaded(&bytes, limits)?;
     mlbundle::check_models(&container).map_err(ReadError::Rejected)
@@ -159,11 +182,18 @@ pub fn check_container(source: Source<'_>, limits: &ArchiveLimits) -> Result<(),
 /// tables keyed with this process's random key (`spec/json.md` §5).
 fn read_loaded<'a>(bytes: &'a [u8], limits: &ArchiveLimits) -> Result<Container<'a>, ReadError> {
     let limits = limits.with_hash_key(crate::hash_key());
-    mlbundle::read_container_with(bytes, &limits, &Threads::DEFAULT).map_err(ReadError::Rejected)
+    mlbundle::read_container(
+        bytes,
+        ReadOptions {
+            limits: &limits,
+            join: Threads::DEFAULT,
+        },
+    )
+    .map_err(ReadError::Rejected)
 }
 
 /// `inspect(source, limits)`: the bounded source, then the validation of
-/// [`check_container`] and the metadata view of `modelgate_core::mlbundle::inspect`.
+/// `check_container` and the metadata view of `modelgate_core::mlbundle::inspect`.
 pub fn inspect(source: Source<'_>, limits: &ArchiveLimits) -> Result<MetadataView, ReadError> {
     let bytes = load_bundle(source, limits)?;
     let container = read_loaded(&bytes, limits)?;

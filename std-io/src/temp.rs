@@ -27,17 +27,17 @@ pub fn beside(dest: &Path) -> io::Result<(PathBuf, String)> {
 /// process id (a `u32`, at most 10 digits), the counter (a `u64`, at most 20) and the 16
 /// hex digits of the random part. The name of a folder that is still to be made is not
 /// known when its room is reckoned ([`TempDir::room`]), its longest form is.
-pub const NAME_EXTRA_MAX: usize = 5 + 10 + 20 + 16;
+pub(crate) const NAME_EXTRA_MAX: usize = 5 + 10 + 20 + 16;
 
 /// The most bytes of the stem a temporary name keeps: with [`NAME_EXTRA_MAX`] and a tag of
 /// up to 76 bytes the name stays within the 255 bytes a name may have (`NAME_MAX` on
 /// Linux file systems), so a destination whose own name is valid always gets one
 /// (`spec/mpk.md` §6.3).
-pub const STEM_MAX: usize = 128;
+pub(crate) const STEM_MAX: usize = 128;
 
 /// `stem` cut to at most [`STEM_MAX`] bytes, at a character boundary: the stem part of
 /// [`create_unique`]'s names.
-pub fn name_stem(stem: &str) -> &str {
+pub(crate) fn name_stem(stem: &str) -> &str {
     let mut end = stem.len().min(STEM_MAX);
     while !stem.is_char_boundary(end) {
         end -= 1;
@@ -49,7 +49,7 @@ pub fn name_stem(stem: &str) -> &str {
 /// by [`name_stem`]) until one does not already exist (at most 16 tries); `create` must
 /// fail with `AlreadyExists` rather than reuse an existing entry (`create_new`,
 /// `DirBuilder::create`).
-pub fn create_unique<T>(
+pub(crate) fn create_unique<T>(
     dir: &Path,
     stem: &str,
     tag: &str,
@@ -71,7 +71,7 @@ pub fn create_unique<T>(
 }
 
 /// A builder for folders only their owner can enter (mode 0700 on Unix).
-pub fn private_dir() -> DirBuilder {
+pub(crate) fn private_dir() -> DirBuilder {
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
@@ -96,7 +96,7 @@ impl TempDir {
     /// Creates a fresh private folder in `dir` named after `stem` and `tag`. Its path is
     /// absolute, below `dir`'s real path (links resolved), so that the paths written below
     /// it are the ones its room was reckoned for (`spec/mpk.md` §6.5). For a folder that is
-    /// renamed within `dir` later, [`TempDir::for_dest`].
+    /// renamed within `dir` later, `TempDir::for_dest`.
     pub fn create(dir: &Path, stem: &str, tag: &str) -> io::Result<TempDir> {
         Self::made(dir, stem, tag, 0)
     }
@@ -106,7 +106,7 @@ impl TempDir {
     /// Its room also keeps every path below it within the limit once published as
     /// `<dest>/<path>`: `dest`'s own name may be longer than the root's, whose copy of it
     /// is cut to [`STEM_MAX`] bytes (§6.5).
-    pub fn for_dest(dest: &Path, tag: &str) -> io::Result<TempDir> {
+    pub(crate) fn for_dest(dest: &Path, tag: &str) -> io::Result<TempDir> {
         let (dir, stem) = beside(dest)?;
         let published = dest.file_name().map_or(0, |name| name.len());
         Self::made(&dir, &stem, tag, published)
@@ -140,7 +140,7 @@ impl TempDir {
 
     /// The longest relative path, in bytes, that fits below this folder (`spec/mpk.md`
     /// §6.5): what [`crate::path_limit::PATH_MAX`] leaves below the longest name the folder
-    /// could have been given (or, for [`TempDir::for_dest`], the destination's name when
+    /// could have been given (or, for `TempDir::for_dest`, the destination's name when
     /// that is longer), so that the room depends on `dir`, `stem`, `tag` (and the
     /// destination) only, never on the process id or the random part.
     pub fn room(&self) -> usize {
@@ -168,7 +168,7 @@ impl Drop for TempDir {
 /// folder another process creates at `to` at the last moment is never replaced, as a plain
 /// `rename(2)` replaces an empty one (README "Adversarial review", races). Where the kernel
 /// or the file system lacks that call, see [`rename_claimed`].
-pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
+pub(crate) fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
@@ -189,7 +189,7 @@ pub fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
 /// that removed the placeholder and put an empty folder of its own in its place in the
 /// moment before the rename could lose it. Anything else (a file, or any `from` on other
 /// systems, whose rename never replaces a folder) is checked, then renamed.
-pub fn rename_claimed(from: &Path, to: &Path) -> io::Result<()> {
+pub(crate) fn rename_claimed(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(unix)]
     if fs::symlink_metadata(from)?.is_dir() {
         private_dir().create(to)?;
@@ -203,7 +203,7 @@ pub fn rename_claimed(from: &Path, to: &Path) -> io::Result<()> {
 
 /// `io::ErrorKind::AlreadyExists` when anything exists at `path`, a symbolic link (even
 /// dangling) included; `Ok` when nothing does.
-pub fn refuse_taken(path: &Path) -> io::Result<()> {
+pub(crate) fn refuse_taken(path: &Path) -> io::Result<()> {
     match fs::symlink_metadata(path) {
         Ok(_) => Err(io::Error::new(io::ErrorKind::AlreadyExists, "destination exists")),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -213,7 +213,7 @@ pub fn refuse_taken(path: &Path) -> io::Result<()> {
 
 /// Makes a rename or creation in `dest`'s folder durable where the platform allows it
 /// (best effort: callers have already succeeded, so a failure here is not reported).
-pub fn sync_parent(dest: &Path) {
+pub(crate) fn sync_parent(dest: &Path) {
     #[cfg(unix)]
     if let Ok((dir, _)) = beside(dest)
         && let Ok(handle) = fs::File::open(dir)

@@ -9,10 +9,10 @@
 use modelgate_io::corpus::{Expected, check_one, collect};
 use std::path::PathBuf;
 
-mod common;
+use modelgate_corpus_gen::counting;
 
 #[global_allocator]
-static GLOBAL: common::Counting = common::Counting;
+static GLOBAL: counting::Counting = counting::Counting;
 
 const GOAL: usize = 16 << 20;
 
@@ -25,7 +25,7 @@ fn every_rejected_corpus_file_stays_within_16_mib_of_heap_above_its_size() {
     let mut worst = (0, PathBuf::new());
     for (path, expected) in rejected {
         let size = usize::try_from(std::fs::metadata(path).unwrap().len()).unwrap();
-        let (mismatch, peak) = common::peak_of(|| check_one(path, expected));
+        let (mismatch, peak) = counting::peak_of(|| check_one(path, expected));
         assert!(mismatch.is_none(), "{}: {mismatch:?}", path.display());
         let above = peak.saturating_sub(size);
         if above > worst.0 {

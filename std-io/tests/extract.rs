@@ -5,7 +5,7 @@ mod progress;
 
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::mpk::{MpkKind, MpkLimits, Registry, check_tar_gz};
-use modelgate_core::tar::writer::END_OF_ARCHIVE;
+use modelgate_core::tar::END_OF_ARCHIVE;
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
 use modelgate_io::extract::{ExtractError, check_package, extract};
 use std::fs;
@@ -219,24 +219,12 @@ fn check_writes_nothing() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Incompressible bytes (xorshift), so the package is several read chunks long.
-fn noise(n: usize) -> Vec<u8> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 #[test]
 fn check_reports_progress_monotone_to_the_total() {
     let dir = scratch("progress");
     let mut content = files();
-    content[3].1 = noise(300_000);
+    // Incompressible, so the package is several read chunks long.
+    content[3].1 = modelgate_corpus_gen::rng::pseudorandom(300_000, 0x9e37_79b9_7f4a_7c15);
     let mut t = tar_body(&content);
     t.extend_from_slice(&END_OF_ARCHIVE);
     let pkg = dir.join("model.tar.gz");

@@ -4,16 +4,16 @@
 
 use modelgate_core::digest::ChunkDigest;
 use modelgate_core::mpk::MpkLimits;
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter, file_header};
 use modelgate_io::extract::{CHUNK, HANDOFF_BUFFER, HANDOFF_BUFFERS, READ_AHEAD, check_package, extract};
 use std::fs::{self, File};
 use std::io::Write;
 
-mod common;
+use modelgate_corpus_gen::counting;
 
 #[global_allocator]
-static GLOBAL: common::Counting = common::Counting;
+static GLOBAL: counting::Counting = counting::Counting;
 
 const BIG: usize = 48 << 20;
 
@@ -82,10 +82,10 @@ fn peak_heap_stays_far_below_package_size() {
     }
     assert!(fs::metadata(&pkg).unwrap().len() > BIG as u64);
 
-    let (checked, check_peak) = common::peak_of(|| check_package(&pkg, MpkLimits::DEFAULT, &mut |_, _| {}));
+    let (checked, check_peak) = counting::peak_of(|| check_package(&pkg, MpkLimits::DEFAULT, &mut |_, _| {}));
     checked.unwrap();
     let (extracted, extract_peak) =
-        common::peak_of(|| extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}));
+        counting::peak_of(|| extract(&pkg, &dir.join("out"), MpkLimits::DEFAULT, &mut |_, _| {}));
     extracted.unwrap();
     assert_eq!(fs::metadata(dir.join("out/share/m.elf")).unwrap().len(), BIG as u64);
     fs::remove_dir_all(&dir).unwrap();

@@ -14,16 +14,16 @@
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::{self, Node, Value};
 use modelgate_core::mlbundle::{self, ArchiveLimits, MemberName, Recipe, read_container, write_container};
-use modelgate_core::mpk::pipeline::read_pipelines;
+use modelgate_core::mpk::read_pipelines;
 use modelgate_core::mpk::{MpkLimits, Registry, check_tar_gz};
 use modelgate_core::mvb::{Manifest, MvbLimits, covers};
 use modelgate_core::tar::{FileMeta, Flavor, TarWriter};
 use std::collections::BTreeMap;
 
-mod common;
+use modelgate_corpus_gen::counting;
 
 #[global_allocator]
-static GLOBAL: common::Counting = common::Counting;
+static GLOBAL: counting::Counting = counting::Counting;
 
 const KEY: [u64; 2] = [1, 2];
 const HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -96,7 +96,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     // spec/mpk.md §3.3.1: a 4 MiB stage config of 2 M elements is checked, not built.
     let config = zeros(2 << 20);
     let pkg = package(&config);
-    let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
+    let (checked, peak) = counting::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
     checked.unwrap();
     assert!(
         peak < 2 * config.len() + (4 << 20),
@@ -108,7 +108,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     // member of 2 M elements costs its buffered text, in the pipeline and in the contract.
     let junk = zeros(2 << 20);
     let pkg = package_with("{}", &junk, "");
-    let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
+    let (checked, peak) = counting::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
     checked.unwrap();
     assert!(
         peak < 2 * junk.len() + (4 << 20),
@@ -116,7 +116,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         junk.len()
     );
     let pkg = package_with("{}", "0", &format!(r#","junk":{junk}"#));
-    let (checked, peak) = common::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
+    let (checked, peak) = counting::peak_of(|| check_tar_gz(&pkg, MpkLimits::DEFAULT, Registry::DEFAULT, KEY));
     checked.unwrap();
     assert!(
         peak < 2 * junk.len() + (4 << 20),
@@ -127,7 +127,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     // §1.2: 4 M elements outside the members read cost their text once (kept for §6.3).
     let files = format!(r#"[{{"path":"model/a","size":1,"sha256":"{HASH}"}}]"#);
     let text = manifest(&zeros(2 << 20), &files);
-    let (m, peak) = common::peak_of(|| Manifest::parse(text.as_bytes(), &MvbLimits::DEFAULT, KEY));
+    let (m, peak) = counting::peak_of(|| Manifest::parse(text.as_bytes(), &MvbLimits::DEFAULT, KEY));
     let m = m.unwrap();
     assert_eq!(m.files.len(), 1);
     assert!(
@@ -138,7 +138,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
 
     // A reader that buffered the text hands it over: it is not held twice.
     let owned = text.clone().into_bytes();
-    let (m2, peak) = common::peak_of(move || Manifest::parse_owned(owned, &MvbLimits::DEFAULT, KEY));
+    let (m2, peak) = counting::peak_of(move || Manifest::parse_owned(owned, &MvbLimits::DEFAULT, KEY));
     assert_eq!(m2.unwrap().text, text.as_bytes());
     assert!(
         peak < (1 << 20),
@@ -148,7 +148,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
 
     // §6.3: the stamped text is streamed: the output and its growth, no tree.
     let stamp = Value::new(Node::String("here".into()));
-    let (stamped, peak) = common::peak_of(|| m.stamped(&[("location", &stamp)], KEY));
+    let (stamped, peak) = counting::peak_of(|| m.stamped(&[("location", &stamp)], KEY));
     let stamped = stamped.unwrap();
     assert!(stamped.contains(r#""n":[[0,0,"#) && stamped.ends_with(r#""location":"here"}}"#));
     assert!(peak < 3 * text.len(), "stamp peak {peak} for {} text bytes", text.len());
@@ -160,7 +160,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         max_entries: 1000,
         ..MvbLimits::DEFAULT
     };
-    let (e, peak) = common::peak_of(|| Manifest::parse(text.as_bytes(), &limits, KEY));
+    let (e, peak) = counting::peak_of(|| Manifest::parse(text.as_bytes(), &limits, KEY));
     let e = e.unwrap_err();
     assert_eq!(e.location.path.as_deref(), Some("manifest.inventory.files"), "{e:?}");
     assert!(peak < (1 << 20), "peak {peak} for {} text bytes", text.len());
@@ -169,7 +169,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     // growing at 1,024 names and each later name is an 8-byte entry of a list.
     let members: Vec<String> = (0..1_000_000).map(|i| format!("\"{i:x}\":0")).collect();
     let text = format!("{{{}}}", members.join(","));
-    let (checked, peak) = common::peak_of(|| json::validate(text.as_bytes(), json::Limits::DEFAULT));
+    let (checked, peak) = counting::peak_of(|| json::validate(text.as_bytes(), json::Limits::DEFAULT));
     checked.unwrap();
     // 12.6 MB: the list's 8 MiB and, while it last grew, its 4 MiB predecessor. (25 MB
     // while the table held every name, at most four 8-byte slots each; 50 MB while the
@@ -187,7 +187,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     let rows = 2_600_000;
     let samples = format!("{{\"rows\":[{}[0,1]]}}", "[0,1],".repeat(rows - 1));
     let good = bundle(schema, Some(&samples));
-    let (read, peak) = common::peak_of(|| read_container(&good, &ArchiveLimits::DEFAULT).map(|c| c.inputs));
+    let (read, peak) = counting::peak_of(|| read_container(&good, &ArchiveLimits::DEFAULT).map(|c| c.inputs));
     assert_eq!(read.unwrap(), 2);
     assert!(
         peak < samples.len() + (1 << 20),
@@ -196,7 +196,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     );
     let bad = samples.replace("[0,1]]}", "[0]]}");
     let limits = ArchiveLimits::DEFAULT;
-    let (e, peak) = common::peak_of(|| mlbundle::declaration::check_samples(bad.as_bytes(), 2, &limits));
+    let (e, peak) = counting::peak_of(|| mlbundle::check_samples(bad.as_bytes(), 2, &limits));
     let e = e.unwrap_err();
     assert_eq!(e.location.path.as_deref(), Some("samples.rows[2599999]"), "{e:?}");
     assert!(
@@ -211,7 +211,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         r#"{{"format":"mlbundle","format_version":"1","x":{},"writer_version":"0.1.0"}}"#,
         zeros(3_500_000)
     );
-    let (e, peak) = common::peak_of(|| mlbundle::Manifest::parse(text.as_bytes(), &limits));
+    let (e, peak) = counting::peak_of(|| mlbundle::Manifest::parse(text.as_bytes(), &limits));
     let e = e.unwrap_err();
     assert_eq!(e.location.path.as_deref(), Some("manifest.x"), "{e:?}");
     assert!(peak < (64 << 10), "manifest peak {peak} for {} bytes", text.len());
@@ -224,7 +224,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         .collect();
     let schema = format!(r#"{{"inputs":[{}]}}"#, list.join(","));
     let wide = bundle(&schema, None);
-    let (read, peak) = common::peak_of(|| read_container(&wide, &ArchiveLimits::DEFAULT).map(|c| c.inputs));
+    let (read, peak) = counting::peak_of(|| read_container(&wide, &ArchiveLimits::DEFAULT).map(|c| c.inputs));
     assert_eq!(read.unwrap(), fields);
     assert!(
         peak < schema.len() + 48 * fields,
@@ -248,10 +248,11 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         let limits = json::Limits {
             max_bytes: 64 << 20,
             max_depth: 64,
+            hash_key: KEY,
         };
-        read_pipelines(text.as_bytes(), limits, KEY, &Registry::DEFAULT, 1024)
+        read_pipelines(text.as_bytes(), limits, &Registry::DEFAULT, 1024)
     };
-    let (verdict, peak) = common::peak_of(|| read(&text));
+    let (verdict, peak) = counting::peak_of(|| read(&text));
     let e = verdict.unwrap().unwrap_err();
     assert_eq!(
         e.location.path.as_deref(),
@@ -268,7 +269,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
         )
     };
     let text = two(r#""b""#);
-    let (verdict, peak) = common::peak_of(|| read(&text));
+    let (verdict, peak) = counting::peak_of(|| read(&text));
     let e = verdict.unwrap().unwrap_err();
     assert_eq!(
         e.location.path.as_deref(),
@@ -277,7 +278,7 @@ fn json_that_no_rule_reads_whole_is_not_built() {
     );
     assert!(peak < (64 << 10), "pipeline peak {peak} for {} bytes", text.len());
     let text = two(r#""decoder""#);
-    let (verdict, peak) = common::peak_of(|| read(&text));
+    let (verdict, peak) = counting::peak_of(|| read(&text));
     let pipelines = verdict.unwrap().unwrap();
     assert_eq!(pipelines[0].stages[1].input.len(), 2_000_001);
     assert!(

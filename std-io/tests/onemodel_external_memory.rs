@@ -12,10 +12,10 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-mod common;
+use modelgate_corpus_gen::counting;
 
 #[global_allocator]
-static GLOBAL: common::Counting = common::Counting;
+static GLOBAL: counting::Counting = counting::Counting;
 
 const MIB: u64 = 1 << 20;
 /// Elements per tensor: 16 Mi floats, 64 MiB.
@@ -97,17 +97,17 @@ fn external_data_is_checked_converted_and_written_back_in_bounded_memory() {
     write_model(d);
     let (input, one, back) = (d.join("m.onnx"), d.join("m.onemodel"), d.join("back.onnx"));
     let resident = Resident::reset();
-    let (checked, heap) = common::peak_of(|| onemodel::with_onnx(&input, onemodel::limits(), |_, f| f.files().len()));
+    let (checked, heap) = counting::peak_of(|| onemodel::with_onnx(&input, onemodel::limits(), |_, f| f.files().len()));
     assert_eq!(checked.unwrap(), 1);
     assert!(heap < MIB as usize, "check: heap peak {heap} bytes");
-    let (converted, heap) = common::peak_of(|| onemodel::convert(&input, &one, &Options::default()));
+    let (converted, heap) = counting::peak_of(|| onemodel::convert(&input, &one, &Options::default(), &mut |_, _| {}));
     converted.unwrap();
     assert!(heap < MIB as usize, "convert: heap peak {heap} bytes");
     let external = Options {
         external_data: true,
         ..Options::default()
     };
-    let (written, heap) = common::peak_of(|| onemodel::to_onnx(&one, &back, &external));
+    let (written, heap) = counting::peak_of(|| onemodel::to_onnx(&one, &back, &external, &mut |_, _| {}));
     written.unwrap();
     assert!(heap < MIB as usize, "to-onnx: heap peak {heap} bytes");
     if let Some(growth) = resident.growth() {

@@ -4,13 +4,13 @@
 //! tensors over one 1 MiB range, loaded (mapped) from disk as a library user would, is
 //! refused before the 2 GiB output is reserved.
 
-use modelgate_core::onemodel::{self, ErrorKind, writer::assemble};
+use modelgate_core::onemodel::{self, ErrorKind, assemble};
 use modelgate_io::temp::TempDir;
 
-mod common;
+use modelgate_corpus_gen::counting;
 
 #[global_allocator]
-static GLOBAL: common::Counting = common::Counting;
+static GLOBAL: counting::Counting = counting::Counting;
 
 #[test]
 fn rewriting_tensors_that_share_bytes_is_refused_without_reserving_the_output() {
@@ -29,7 +29,8 @@ fn rewriting_tensors_that_share_bytes_is_refused_without_reserving_the_output() 
     let model = onemodel::read(&bytes, onemodel::Limits::DEFAULT).unwrap();
     // 2049 MiB of tensor bytes over 1 MiB of memory: sharing adds 2^31 bytes, one over.
     // Only the length leaves the closure, so a failing run does not print the output.
-    let (written, peak) = common::peak_of(|| onemodel::write(&model, onemodel::Limits::DEFAULT).map(|file| file.len()));
+    let (written, peak) =
+        counting::peak_of(|| onemodel::write(&model, onemodel::Limits::DEFAULT).map(|file| file.len()));
     assert!(peak < 16 << 20, "peak {peak} bytes");
     let e = written.unwrap_err();
     assert_eq!(

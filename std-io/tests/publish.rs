@@ -2,7 +2,7 @@
 //! leave no file, atomic replacement, the exclusive-create fallback, and no temporary files
 //! left behind.
 
-use modelgate_io::publish::{publish_bytes, publish_impl, publish_with};
+use modelgate_io::publish::publish;
 use modelgate_io::temp::TempDir;
 use std::fs;
 use std::io::{self, Write};
@@ -23,7 +23,7 @@ fn publish_creates_file_and_leaves_no_temporary() {
     let tmp = scratch("create");
     let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
-    publish_bytes(&dest, b"hello", false).unwrap();
+    publish(&dest, false, |f| f.write_all(b"hello")).unwrap();
     assert_eq!(fs::read(&dest).unwrap(), b"hello");
     assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
@@ -34,7 +34,7 @@ fn existing_destination_without_overwrite_is_already_exists() {
     let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     fs::write(&dest, b"old").unwrap();
-    let e = publish_bytes(&dest, b"new", false).unwrap_err();
+    let e = publish(&dest, false, |f| f.write_all(b"new")).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
     assert_eq!(fs::read(&dest).unwrap(), b"old");
     assert_eq!(sorted_names(dir), ["out.mlbundle"]);
@@ -49,7 +49,7 @@ fn overwrite_replaces_atomically() {
     // A reader holding the old file keeps seeing the old bytes: the new file is a different
     // inode renamed over the name, never the old file rewritten in place.
     let mut held = fs::File::open(&dest).unwrap();
-    publish_bytes(&dest, b"new", true).unwrap();
+    publish(&dest, true, |f| f.write_all(b"new")).unwrap();
     assert_eq!(fs::read(&dest).unwrap(), b"new");
     let mut old = String::new();
     io::Read::read_to_string(&mut held, &mut old).unwrap();
@@ -70,7 +70,7 @@ fn concurrent_no_overwrite_writers_exactly_one_wins() {
             std::thread::spawn(move || {
                 let body = vec![i as u8; 100_000];
                 barrier.wait();
-                publish_bytes(&dest, &body, false).map(|()| i)
+                publish(&dest, false, |f| f.write_all(&body)).map(|()| i)
             })
         })
         .collect();
@@ -92,7 +92,7 @@ fn failure_mid_write_leaves_no_file() {
     let tmp = scratch("midwrite");
     let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
-    let e = publish_with(&dest, false, |f| {
+    let e = publish(&dest, false, |f| {
         f.write_all(&[1; 5000])?;
         Err(io::Error::other("disk full"))
     })
@@ -108,7 +108,7 @@ fn failure_mid_write_with_overwrite_keeps_old_file() {
     let dir = tmp.path();
     let dest = dir.join("out.mlbundle");
     fs::write(&dest, b"old").unwrap();
-    publish_with(&dest, true, |f| {
+    publish(&dest, true, |f| {
         f.write_all(b"partial")?;
         Err(io::Error::other("boom"))
     })
@@ -117,67 +117,11 @@ fn failure_mid_write_with_overwrite_keeps_old_file() {
     assert_eq!(sorted_names(dir), ["out.mlbundle"]);
 }
 
-fn unsupported(_: &Path, _: &Path) -> io::Result<()> {
-    Err(io::Error::from(io::ErrorKind::Unsupported))
-}
-
-#[test]
-fn fallback_without_hard_links_creates_exclusively() {
-    let tmp = scratch("fallback");
-    let dir = tmp.path();
-    let dest = dir.join("out.mlbundle");
-    publish_impl(&dest, false, |f| f.write_all(b"data"), unsupported).unwrap();
-    assert_eq!(fs::read(&dest).unwrap(), b"data");
-    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
-    // Never overwrites.
-    let e = publish_impl(&dest, false, |f| f.write_all(b"other"), unsupported).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
-    assert_eq!(fs::read(&dest).unwrap(), b"data");
-    assert_eq!(sorted_names(dir), ["out.mlbundle"]);
-}
-
-#[test]
-fn fallback_failure_removes_its_own_destination() {
-    let tmp = scratch("fallback-fail");
-    let dir = tmp.path();
-    let dest = dir.join("out.mlbundle");
-    let mut calls = 0;
-    let e = publish_impl(
-        &dest,
-        false,
-        |f| {
-            calls += 1;
-            f.write_all(b"half")?;
-            // The temporary copy succeeds; the fallback's copy fails midway.
-            if calls == 2 {
-                Err(io::Error::other("fail in fallback"))
-            } else {
-                Ok(())
-            }
-        },
-        unsupported,
-    )
-    .unwrap_err();
-    assert_eq!(e.to_string(), "fail in fallback");
-    assert!(!dest.exists());
-    assert!(sorted_names(dir).is_empty());
-}
-
-#[test]
-fn other_link_errors_propagate() {
-    let tmp = scratch("link-error");
-    let dir = tmp.path();
-    let dest = dir.join("out.mlbundle");
-    let e = publish_impl(&dest, false, |f| f.write_all(b"x"), |_, _| Err(io::Error::other("io"))).unwrap_err();
-    assert_eq!(e.to_string(), "io");
-    assert!(sorted_names(dir).is_empty());
-}
-
 #[test]
 fn missing_destination_folder_propagates() {
     let tmp = scratch("nofolder");
     let dir = tmp.path();
-    let e = publish_bytes(&dir.join("absent").join("out.mlbundle"), b"x", false).unwrap_err();
+    let e = publish(&dir.join("absent").join("out.mlbundle"), false, |f| f.write_all(b"x")).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
 }
 
@@ -202,11 +146,11 @@ fn overwrite_keeps_the_replaced_files_permissions() {
         let dest = dir.join(format!("out{i}.json"));
         fs::write(&dest, b"old").unwrap();
         fs::set_permissions(&dest, fs::Permissions::from_mode(bits)).unwrap();
-        publish_bytes(&dest, b"new", true).unwrap();
+        publish(&dest, true, |f| f.write_all(b"new")).unwrap();
         assert_eq!(fs::read(&dest).unwrap(), b"new");
         assert_eq!(mode(&dest), bits, "{bits:o}");
-        // The same through `publish_with`, whose bytes are written after the mode is set.
-        publish_with(&dest, true, |f| {
+        // The same with bytes written by a `fill` that runs after the mode is set.
+        publish(&dest, true, |f| {
             assert_eq!(f.metadata()?.permissions().mode() & 0o777, bits);
             f.write_all(b"newer")
         })

@@ -4,17 +4,17 @@
 //! cannot be reserved is rejected exactly as a deflated member's buffer is, never an abort.
 
 use modelgate_core::mlbundle::{ArchiveLimits, MemberName, Recipe};
-use modelgate_corpus_gen::deflate::pseudorandom;
 use modelgate_corpus_gen::mlbundle::zip::{Member, Zip};
 use modelgate_corpus_gen::mlbundle::{SCHEMA, manifest_for};
+use modelgate_corpus_gen::rng::pseudorandom;
 use modelgate_io::source::{Source, read_container};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
-mod common;
+use modelgate_corpus_gen::counting;
 
 #[global_allocator]
-static GLOBAL: common::Counting = common::Counting;
+static GLOBAL: counting::Counting = counting::Counting;
 
 /// Held by every test here: while one refuses an allocation size, no other may run.
 static ALONE: Mutex<()> = Mutex::new(());
@@ -66,7 +66,7 @@ fn a_stored_copy_that_cannot_be_reserved_is_rejected_like_a_deflated_buffer() {
     let _alone = ALONE.lock().unwrap();
     for stored in [true, false] {
         let (bytes, model_data) = bundle(stored);
-        let e = common::refusing(MODEL_LEN, || {
+        let e = counting::refusing(MODEL_LEN, || {
             read_container(Source::Stream(&mut &bytes[..]), &ArchiveLimits::DEFAULT).unwrap_err()
         });
         let r = e.rejection().unwrap();
@@ -78,7 +78,7 @@ fn a_stored_copy_that_cannot_be_reserved_is_rejected_like_a_deflated_buffer() {
         assert_eq!(r.location, modelgate_core::Location::at(model_data), "stored {stored}");
     }
     let (bytes, _) = bundle(true);
-    let read = common::refusing(MODEL_LEN, || {
+    let read = counting::refusing(MODEL_LEN, || {
         read_container(Source::Bytes(&bytes), &ArchiveLimits::DEFAULT)
     });
     assert!(read.is_ok());

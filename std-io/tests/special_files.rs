@@ -158,7 +158,7 @@ fn model_loading_refuses_a_fifo() {
     let path = fifo(tmp.path(), "m.onemodel");
     for mode in [Mode::Auto, Mode::Read] {
         let p = path.clone();
-        let e = promptly(&path, move || mmap::load_with(&p, 1 << 20, mode).map(|b| b.len())).unwrap_err();
+        let e = promptly(&path, move || mmap::load(&p, 1 << 20, mode).map(|b| b.len())).unwrap_err();
         assert_not_regular(&e);
     }
     // `modelgate check`'s read of the header and manifest alone refuses it the same way.
@@ -178,7 +178,7 @@ fn model_loading_refuses_a_device() {
     let zero = Path::new("/dev/zero");
     assert!(fs::metadata(zero).unwrap().file_type().is_char_device());
     for mode in [Mode::Auto, Mode::Read] {
-        assert_not_regular(&mmap::load_with(zero, 1 << 20, mode).unwrap_err());
+        assert_not_regular(&mmap::load(zero, 1 << 20, mode).unwrap_err());
     }
     match modelgate_io::onemodel::check_file(zero, modelgate_io::onemodel::limits()) {
         Err(modelgate_io::onemodel::Failure::Io(e)) => assert_not_regular(&e),

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever a generator changes its output.
-const GENERATOR: &str = "compare-data-v2";
+const GENERATOR: &str = "compare-data-v3";
 
 /// `path`, built by `make` unless a previous build with the same `recipe` is present and
 /// still hashes to what was recorded. `path` may be a file or a folder.

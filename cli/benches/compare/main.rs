@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 #[global_allocator]
-static ALLOC: sys::Counting = sys::Counting;
+static ALLOC: modelgate_corpus_gen::counting::Counting = modelgate_corpus_gen::counting::Counting;
 
 const MIB: u64 = 1 << 20;
 

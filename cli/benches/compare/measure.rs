@@ -9,6 +9,7 @@
 //! figure (see [`floor`]).
 
 use crate::sys;
+use modelgate_corpus_gen::counting;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,13 +26,16 @@ pub struct Sample {
 
 /// Runs `f` in process; the value it returns is dropped after the clock stops.
 pub fn in_process<T>(f: impl FnOnce() -> T) -> Sample {
-    let base = sys::reset_peak();
-    let start = Instant::now();
-    let value = f();
-    let time = start.elapsed();
-    let mem = sys::peak().saturating_sub(base) as u64;
+    let ((value, time), usage) = counting::measure(|| {
+        let start = Instant::now();
+        let value = f();
+        (value, start.elapsed())
+    });
     drop(value);
-    Sample { time, mem }
+    Sample {
+        time,
+        mem: usage.peak as u64,
+    }
 }
 
 /// Runs each command in turn as a child process (stdout discarded); the times add up and

@@ -1,44 +1,22 @@
-//! Deterministic payloads from a fixed-seed PRNG: float32 weights that compress like real
-//! ones, a decision-forest JSON dump, sparse tensor values and indices.
+//! Deterministic payloads from the test crates' fixed-seed generator
+//! (`modelgate_corpus_gen::rng`): float32 weights that compress like real ones, a
+//! decision-forest JSON dump, sparse tensor values and indices.
 
+use modelgate_corpus_gen::rng::Rng;
 use std::fmt::Write;
 
-/// SplitMix64: tiny, fast and the same on every platform.
-pub struct Rng(u64);
+/// A uniform number in [0, 1).
+fn unit(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
 
-impl Rng {
-    /// A generator with this seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n` > 0; the modulo bias is irrelevant here).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-
-    /// A uniform number in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// An approximately normal number with mean 0 and deviation 1 (Irwin–Hall of four
-    /// 16-bit uniforms, from one draw).
-    pub fn normal(&mut self) -> f32 {
-        let r = self.next_u64();
-        let sum: u64 = (0..4).map(|i| (r >> (16 * i)) & 0xffff).sum();
-        let u = sum as f32 / 65536.0 - 2.0;
-        u * 1.732_050_8
-    }
+/// An approximately normal number with mean 0 and deviation 1 (Irwin–Hall of four 16-bit
+/// uniforms, from one draw).
+fn normal(rng: &mut Rng) -> f32 {
+    let r = rng.next_u64();
+    let sum: u64 = (0..4).map(|i| (r >> (16 * i)) & 0xffff).sum();
+    let u = sum as f32 / 65536.0 - 2.0;
+    u * 1.732_050_8
 }
 
 /// Low mantissa bits cleared in generated weights: with them, deflate saves about 15 % (zlib level
@@ -52,7 +30,7 @@ pub fn weights(len: usize, seed: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(len);
     let mask = !((1u32 << CLEARED_BITS) - 1);
     while out.len() + 4 <= len {
-        let w = rng.normal() * 0.02;
+        let w = normal(&mut rng) * 0.02;
         out.extend_from_slice(&(w.to_bits() & mask).to_le_bytes());
     }
     out.resize(len, 0);
@@ -67,7 +45,7 @@ pub fn sparse(dense: u64, nnz: u64, seed: u64) -> (Vec<u8>, Vec<u8>) {
     let step = (dense / nnz.max(1)).max(1);
     let mut indices = Vec::with_capacity(usize::try_from(nnz * 8).unwrap_or(0));
     for i in 0..nnz {
-        let at = i * step + rng.below(step);
+        let at = i * step + rng.next_u64() % step;
         indices.extend_from_slice(&(at as i64).to_le_bytes());
     }
     (values, indices)
@@ -103,10 +81,10 @@ pub fn forest_json(target: usize, seed: u64) -> Vec<u8> {
 fn tree_node(s: &mut String, rng: &mut Rng, node: &mut u64, depth: u32) {
     let id = *node;
     *node += 1;
-    let cover = rng.unit() * 1000.0;
+    let cover = unit(rng) * 1000.0;
     let leaf = depth >= 8 || (depth >= 3 && rng.below(4) == 0);
     if leaf {
-        let value = (rng.unit() - 0.5) * 0.4;
+        let value = (unit(rng) - 0.5) * 0.4;
         let _ = write!(
             s,
             r#"{{"nodeid":{id},"depth":{depth},"leaf":{value:.7},"cover":{cover:.3}}}"#
@@ -114,8 +92,8 @@ fn tree_node(s: &mut String, rng: &mut Rng, node: &mut u64, depth: u32) {
         return;
     }
     let feature = rng.below(256);
-    let threshold = (rng.unit() - 0.3) * 100.0;
-    let gain = rng.unit() * 5000.0;
+    let threshold = (unit(rng) - 0.3) * 100.0;
+    let gain = unit(rng) * 5000.0;
     let missing = if rng.below(2) == 0 { "left" } else { "right" };
     let _ = write!(
         s,

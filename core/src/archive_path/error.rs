@@ -92,3 +92,5 @@ impl fmt::Display for PathError {
         write!(f, "{} at path byte {}", self.reason, self.offset)
     }
 }
+
+impl core::error::Error for PathError {}

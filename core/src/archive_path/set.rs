@@ -1,5 +1,6 @@
 //! Duplicate and conflicting paths in linear time (`spec/mpk.md` §2.7).
 
+use crate::invariant;
 use crate::json::siphash13;
 use alloc::vec::Vec;
 use core::fmt;
@@ -24,6 +25,8 @@ impl fmt::Display for SetError {
         })
     }
 }
+
+impl core::error::Error for SetError {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -104,7 +107,7 @@ impl PathSet {
         let mask = self.table.len() - 1;
         let mut slot = slot_of(folded_hash, mask);
         loop {
-            let id = self.table.get(slot).copied().unwrap_or(0);
+            let id = invariant::item(&self.table, slot);
             if id == 0 {
                 break;
             }

@@ -144,14 +144,14 @@ impl Repeated {
 #[cfg(test)]
 mod tests {
     use super::{Repeated, byte_shift, combine, multiply};
-    use crate::test_docs::{Choose, Rng};
+    use crate::test_docs::Rng;
     use alloc::vec;
     use alloc::vec::Vec;
 
     /// The combination identity on random splits of random data, empty parts included.
     #[test]
     fn combine_gives_the_crc_of_the_concatenation() {
-        let mut rng = Rng(0xC0C0);
+        let mut rng = Rng::new(0xC0C0);
         for _ in 0..200 {
             let n = rng.below(3000);
             let data: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();

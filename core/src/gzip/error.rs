@@ -6,9 +6,6 @@ use crate::report::Rejection;
 use alloc::string::ToString;
 use core::fmt;
 
-/// Corpus format name of gzip files (`spec/inflate.md` §7).
-pub const GZIP_FORMAT: &str = "gzip";
-
 /// Why a gzip input was rejected (`spec/inflate.md` §5.12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

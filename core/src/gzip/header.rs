@@ -8,26 +8,25 @@
 use crate::digest::ChunkDigest;
 use crate::gzip::error::{GzipError, GzipReason};
 use crate::inflate::raw::to_u64;
+use crate::invariant;
 
 /// First magic byte, ID1 (§5.1).
-pub const ID1: u8 = 0x1f;
+pub(crate) const ID1: u8 = 0x1f;
 /// Second magic byte, ID2 (§5.1).
-pub const ID2: u8 = 0x8b;
+pub(crate) const ID2: u8 = 0x8b;
 /// The only compression method, deflate (§5.1).
-pub const CM_DEFLATE: u8 = 8;
+pub(crate) const CM_DEFLATE: u8 = 8;
 
-/// FLG bit: the content is probably text (no effect, §5.1).
-pub const FTEXT: u8 = 1 << 0;
 /// FLG bit: a CRC-16 of the header follows the optional fields (§5.4).
-pub const FHCRC: u8 = 1 << 1;
+pub(crate) const FHCRC: u8 = 1 << 1;
 /// FLG bit: an extra field is present (§5.2).
-pub const FEXTRA: u8 = 1 << 2;
+pub(crate) const FEXTRA: u8 = 1 << 2;
 /// FLG bit: a zero-terminated file name is present (§5.3).
-pub const FNAME: u8 = 1 << 3;
+pub(crate) const FNAME: u8 = 1 << 3;
 /// FLG bit: a zero-terminated comment is present (§5.3).
-pub const FCOMMENT: u8 = 1 << 4;
+pub(crate) const FCOMMENT: u8 = 1 << 4;
 /// FLG bits 5 to 7, reserved and required to be zero (§5.1).
-pub const FLG_RESERVED: u8 = 0b1110_0000;
+pub(crate) const FLG_RESERVED: u8 = 0b1110_0000;
 
 /// Where the parser is inside the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +55,7 @@ enum Field {
 /// Result of [`HeaderParser::feed`] (`spec/inflate.md` §5.5: the deflate stream starts
 /// right after the header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeaderProgress {
+pub(crate) struct HeaderProgress {
     /// Bytes of the given slice that belong to the header.
     pub consumed: usize,
     /// True when the header is complete (the deflate stream starts after `consumed`).
@@ -65,7 +64,7 @@ pub struct HeaderProgress {
 
 /// Validates one gzip member header fed in pieces (`spec/inflate.md` §5.1 to §5.4).
 #[derive(Clone)]
-pub struct HeaderParser {
+pub(crate) struct HeaderParser {
     field: Field,
     flags: u8,
     xlen_left: u16,
@@ -77,7 +76,7 @@ pub struct HeaderParser {
 
 impl HeaderParser {
     /// A parser positioned before ID1 (`spec/inflate.md` §5.1).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         HeaderParser {
             field: Field::Id1,
             flags: 0,
@@ -88,15 +87,10 @@ impl HeaderParser {
         }
     }
 
-    /// True once the header is complete and valid (§5.1 to §5.4).
-    pub fn is_done(&self) -> bool {
-        self.field == Field::Done
-    }
-
     /// Consumes header bytes from `input`, whose first byte is at absolute offset
     /// `base`, stopping at the end of the header (`spec/inflate.md` §5.1 to §5.4).
     /// Errors carry the absolute offset of the offending field.
-    pub fn feed(&mut self, input: &[u8], base: u64) -> Result<HeaderProgress, GzipError> {
+    pub(crate) fn feed(&mut self, input: &[u8], base: u64) -> Result<HeaderProgress, GzipError> {
         let mut pos = 0usize;
         while self.field != Field::Done {
             let Some(rest) = input.get(pos..).filter(|r| !r.is_empty()) else {
@@ -117,7 +111,7 @@ impl HeaderParser {
             Field::SubfieldData(left) => Ok(self.skip_data(rest, left)),
             Field::Name | Field::Comment => Ok(self.skip_string(rest)),
             _ => {
-                let byte = rest.first().copied().unwrap_or_default();
+                let byte = invariant::item(rest, 0);
                 self.byte(byte, at)?;
                 Ok(1)
             }
@@ -233,7 +227,7 @@ impl HeaderParser {
     /// Skips subfield data (at most `left` bytes of `rest`); never stores it.
     fn skip_data(&mut self, rest: &[u8], left: u16) -> usize {
         let n = rest.len().min(usize::from(left));
-        self.crc.update(rest.get(..n).unwrap_or_default());
+        self.crc.update(invariant::sub(rest, ..n));
         let left = left.saturating_sub(u16::try_from(n).unwrap_or(u16::MAX));
         if left == 0 {
             self.field = self.next_subfield();
@@ -249,7 +243,7 @@ impl HeaderParser {
             Some(zero) => (zero.saturating_add(1), true),
             None => (rest.len(), false),
         };
-        self.crc.update(rest.get(..n).unwrap_or_default());
+        self.crc.update(invariant::sub(rest, ..n));
         if ended {
             self.field = if self.field == Field::Name {
                 self.after_name()

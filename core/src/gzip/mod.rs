@@ -1,19 +1,19 @@
 //! RFC 1952 gzip decoding over the bounded inflate engine, and a deterministic
 //! single-member writer (`spec/inflate.md` §5).
 //!
-//! - [`header`]: incremental member-header parser (§5.1 to §5.4).
-//! - [`trailer`]: the CRC-32 and ISIZE trailer (§5.6).
-//! - [`stream`]: [`GzipDecoder`], members, padding, limits (§5.5 to §5.11).
-//! - [`error`]: [`GzipError`] and [`GzipReason`] (§5.12).
-//! - [`writer`]: [`write_gzip`] (§5.13).
+//! - `header`: incremental member-header parser (§5.1 to §5.4).
+//! - `trailer`: the CRC-32 and ISIZE trailer (§5.6).
+//! - `stream`: [`GzipDecoder`], members, padding, limits (§5.5 to §5.11).
+//! - `error`: [`GzipError`] and [`GzipReason`] (§5.12).
+//! - `writer`: [`write_gzip`] (§5.13).
 
-pub mod error;
-pub mod header;
-pub mod stream;
-pub mod trailer;
-pub mod writer;
+pub(crate) mod error;
+pub(crate) mod header;
+pub(crate) mod stream;
+pub(crate) mod trailer;
+pub(crate) mod writer;
 
-pub use error::{GZIP_FORMAT, GzipError, GzipReason};
+pub use error::{GzipError, GzipReason};
 pub use stream::{GzStep, GzipDecoder, GzipSummary};
 pub use writer::write_gzip;
 

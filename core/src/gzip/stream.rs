@@ -6,6 +6,7 @@ use crate::gzip::header::{HeaderParser, ID1};
 use crate::gzip::trailer::TrailerParser;
 use crate::inflate::raw::{Event, Inflater, OutputBound, to_u64};
 use crate::inflate::{InflateError, InflateReason};
+use crate::invariant;
 
 /// What one [`GzipDecoder::step`] produced (`spec/inflate.md` §5.11, §5.12).
 #[derive(Debug, PartialEq, Eq)]
@@ -99,7 +100,7 @@ impl GzipDecoder {
     pub fn feed<F: FnMut(&[u8])>(&mut self, input: &[u8], mut sink: F) -> Result<(), GzipError> {
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(input, pos..);
             let (used, output) = self.advance(rest)?;
             pos = pos.saturating_add(used);
             if !output {
@@ -160,7 +161,7 @@ impl GzipDecoder {
     fn advance_inner(&mut self, input: &[u8]) -> Result<(usize, bool), GzipError> {
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(input, pos..);
             if self.phase == Phase::Body {
                 let (used, event) = self.body(rest)?;
                 pos = pos.saturating_add(used);

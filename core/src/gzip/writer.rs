@@ -7,13 +7,13 @@ use alloc::vec::Vec;
 
 /// The fixed header the writer emits: ID1 ID2 CM, no flags, MTIME 0, XFL 0,
 /// OS 255 "unknown" (`spec/inflate.md` §5.13).
-pub const WRITER_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+pub(crate) const WRITER_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
 
 /// Smallest possible member: header, the two-byte empty deflate stream, trailer.
 const MIN_MEMBER: u64 = 10 + 2 + 8;
 
 /// Compresses `data` into one gzip member of at most `max_output` bytes with the
-/// fixed header [`WRITER_HEADER`] and the deterministic deflate writer (§4, §5.13).
+/// fixed header `WRITER_HEADER` and the deterministic deflate writer (§4, §5.13).
 /// The same input always gives the same bytes.
 pub fn write_gzip(data: &[u8], max_output: usize) -> Result<Vec<u8>, DeflateError> {
     let max_output = to_u64(max_output);

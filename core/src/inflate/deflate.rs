@@ -4,6 +4,7 @@
 //! level 6, run-length strategy, input fed in 64 KiB pieces. Output is bounded by the
 //! caller's `max_output`, checked as each piece of output is produced.
 
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -15,10 +16,10 @@ use miniz_oxide::deflate::core::{
 use crate::inflate::raw::to_u64;
 
 /// Compression level of the writer (`spec/inflate.md` §4.1).
-pub const LEVEL: i32 = 6;
+pub(crate) const LEVEL: i32 = 6;
 
 /// Size of the pieces input is fed to the compressor in (`spec/inflate.md` §4.1).
-pub const INPUT_CHUNK: usize = 1 << 16;
+pub(crate) const INPUT_CHUNK: usize = 1 << 16;
 
 /// Size of the scratch buffer compressed output passes through.
 const OUTPUT_CHUNK: usize = 1 << 15;
@@ -77,7 +78,7 @@ impl Deflater {
         }
     }
 
-    /// Compresses `input`, in pieces of at most [`INPUT_CHUNK`] bytes, passing
+    /// Compresses `input`, in pieces of at most `INPUT_CHUNK` bytes, passing
     /// compressed output to `sink` as it is produced (§4.1). A sink error stops the
     /// writer and is returned. After any error the writer returns it again.
     pub fn write<F>(&mut self, input: &[u8], mut sink: F) -> Result<(), DeflateError>
@@ -116,7 +117,7 @@ impl Deflater {
         }
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(input, pos..);
             let (status, used, out) = compress(&mut self.comp, rest, &mut self.scratch, flush);
             pos = pos.saturating_add(used);
             self.emit(out, sink)?;
@@ -150,7 +151,7 @@ impl Deflater {
                 max_output: self.max_output,
             }));
         }
-        let chunk = self.scratch.get(..len).unwrap_or_default();
+        let chunk = invariant::sub(&self.scratch, ..len);
         if let Err(e) = sink(chunk) {
             return Err(self.fail(e));
         }

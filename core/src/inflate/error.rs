@@ -54,7 +54,7 @@ impl InflateReason {
     /// True for the reasons that are a reader limit rather than bad data
     /// (`spec/inflate.md` §7): [`InflateReason::LimitExceeded`] and
     /// [`InflateReason::DeclaredTooLarge`].
-    pub fn is_limit(&self) -> bool {
+    pub(crate) fn is_limit(&self) -> bool {
         matches!(self, InflateReason::LimitExceeded | InflateReason::DeclaredTooLarge)
     }
 }
@@ -96,7 +96,7 @@ impl InflateError {
 
     /// The same error with its offset moved by `base` bytes (saturating), for
     /// callers that embed the deflate stream in a larger file (`spec/inflate.md` §2.8).
-    pub fn shifted(self, base: u64) -> Self {
+    pub(crate) fn shifted(self, base: u64) -> Self {
         InflateError {
             reason: self.reason,
             offset: self.offset.saturating_add(base),

@@ -19,9 +19,6 @@ use core::fmt;
 /// Length of the frame's fixed header (`spec/inflate.md` §6.1).
 pub const FRAME_HEADER_LEN: usize = 12;
 
-/// Corpus format name of the frame (`spec/inflate.md` §7).
-pub const FRAME_FORMAT: &str = "deflate";
-
 /// A rejected `.deflate` frame: the reason and the absolute byte offset in the
 /// frame file (`spec/inflate.md` §6.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

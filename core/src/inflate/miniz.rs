@@ -9,6 +9,7 @@
 use crate::inflate::error::InflateError;
 use crate::inflate::raw::{OutputBound, to_u64};
 use crate::inflate::stream::{Engine, Event, Status, Stream};
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::vec;
 use miniz_oxide::inflate::TINFLStatus;
@@ -101,7 +102,7 @@ impl Engine for Miniz {
 
     fn last_output(&self) -> &[u8] {
         let end = self.chunk_start.saturating_add(self.chunk_len);
-        self.ring.get(self.chunk_start..end).unwrap_or_default()
+        invariant::sub(&self.ring, self.chunk_start..end)
     }
 
     fn stream(&self) -> &Stream {
@@ -150,8 +151,8 @@ impl Miniz {
         }
         let mut used = 0usize;
         loop {
-            let rest = input.get(used..).unwrap_or_default();
-            let byte = rest.get(..1).unwrap_or_default();
+            let rest = invariant::sub(input, used..);
+            let byte = invariant::sub(rest, ..1);
             let more = more_input || rest.len() > 1;
             let (status, n, written) = self.decompress(byte, more, 1);
             used = used.saturating_add(n);

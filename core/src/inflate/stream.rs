@@ -9,6 +9,7 @@
 use crate::digest::{ChunkDigest, Digests};
 use crate::inflate::error::{InflateError, InflateReason};
 use crate::inflate::raw::{OutputBound, Progress, to_u64};
+use crate::invariant;
 
 /// Step result without a borrow, so that callers inside this crate can loop and
 /// borrow the chunk afterwards through the engine's `last_output`.
@@ -222,7 +223,7 @@ pub(crate) fn feed<E: Engine, F: FnMut(&[u8])>(
 ) -> Result<Progress, InflateError> {
     let mut pos = 0usize;
     loop {
-        let rest = input.get(pos..).unwrap_or_default();
+        let rest = invariant::sub(input, pos..);
         let (used, event) = engine.advance(rest, more_input)?;
         pos = pos.saturating_add(used);
         let done = match event {

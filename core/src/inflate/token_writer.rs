@@ -629,7 +629,7 @@ mod tests {
         assert_eq!((msb(codes[144]), codes[144].len), (0b1_1001_0000, 9));
         assert_eq!((msb(codes[256]), codes[256].len), (0, 7));
         assert_eq!((msb(codes[287]), codes[287].len), (0b1100_0111, 8));
-        let mut rng = crate::test_docs::Rng(15);
+        let mut rng = crate::test_docs::Rng::new(15);
         for n in [1usize, 2, 3, 16, 30, 286] {
             let used: Vec<usize> = (0..n).collect();
             let code = random_code(&mut rng, n, &used, &[n - 1], n % 2 == 0);

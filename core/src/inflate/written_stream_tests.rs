@@ -180,7 +180,7 @@ fn damage<C: Choose>(c: &mut C, stream: &mut Vec<u8>) {
 /// decoded too (with `fast-inflate`, every run is the miniz_oxide engine's, §2.8).
 #[test]
 fn fifteen_bit_codes_decode_as_written() {
-    let mut rng = Rng(0x0F15);
+    let mut rng = Rng::new(0x0F15);
     let mut widest = 0;
     for i in 0..600 {
         let target = match rng.below(3) {
@@ -310,7 +310,7 @@ fn one_block(codes: &Codes, tokens: &[Token], at: u64) -> (Written, usize) {
 #[test]
 fn bounds_and_one_byte_pieces_at_every_chunk_end_decode_as_written() {
     const END: u64 = 98_304 + 3 * 65_536 + 1_000;
-    let mut rng = Rng(0x51DE);
+    let mut rng = Rng::new(0x51DE);
     for (i, period) in [1u16, 2, 3, 9, 16, 33, 64, 255, 257, 258, 259, 1_000]
         .into_iter()
         .enumerate()
@@ -380,7 +380,7 @@ fn length_258_as_284_plus_31_is_a_match_of_258_bytes() {
     assert_eq!(ours.result, Ok(crc32fast::hash(&[b'a'; 259])));
     assert_eq!(ours.consumed, Some(stream.len()));
 
-    let mut rng = Rng(284);
+    let mut rng = Rng::new(284);
     for period in [1u16, 2, 9, 33, 258, 259, 4_000] {
         for pattern in 0..4 {
             let mut tokens: Vec<Token> = (0..period).map(|_| Token::Literal(rng.below(256) as u8)).collect();
@@ -444,7 +444,7 @@ fn length_258_as_284_plus_31_is_a_match_of_258_bytes() {
 fn run_past_4_gib_keeps_offsets_and_crc() {
     const TOTAL: u64 = (5 << 30) + 12_345;
     const PAST: u64 = (1 << 32) + 1_000;
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     for (period, piece) in [(1u16, usize::MAX), (9, 4_093), (258, 777)] {
         let pattern: Vec<u8> = (0..period)
             .map(|i| (i as u8).wrapping_mul(31).wrapping_add(7))

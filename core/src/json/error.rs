@@ -186,3 +186,5 @@ impl fmt::Display for Error {
         )
     }
 }
+
+impl core::error::Error for Error {}

@@ -21,18 +21,19 @@
 
 use super::siphash::siphash13;
 use super::tokenizer::{DEFAULT_HASH_KEY, string_value};
+use crate::invariant;
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 
 /// Members an object may have before it switches from direct comparison to hashing.
-pub const SMALL: usize = 16;
+pub(crate) const SMALL: usize = 16;
 
 /// Members at which the table of an object of a set made with [`NameSets::defer`] stops
 /// growing, and later names are checked among themselves by one sort when it closes
 /// (`spec/json.md` §5.1). 2,048 slots of 8 bytes: the table stays in the processor's
 /// first-level cache.
-pub const LARGE: usize = 1024;
+pub(crate) const LARGE: usize = 1024;
 
 /// A name as a range: of the input, or (offset by the input's length, so one range type
 /// serves both) of the arena holding unescaped names. 24 bytes, written once per name.
@@ -90,7 +91,7 @@ fn head_at(input: &[u8], start: usize, end: usize) -> u64 {
     match input.get(start..).and_then(<[u8]>::first_chunk::<8>) {
         Some(word) if len < 8 => u64::from_le_bytes(*word) & ((1u64 << (8 * len)) - 1),
         Some(word) => u64::from_le_bytes(*word),
-        None => head_of(input.get(start..end).unwrap_or_default()),
+        None => head_of(invariant::sub(input, start..end)),
     }
 }
 
@@ -123,7 +124,7 @@ const EMPTY: Frame = Frame {
 
 /// The names of every open object. The innermost object's frame is kept apart from the
 /// enclosing ones, so adding a name touches no frame stack.
-pub struct NameSets {
+pub(crate) struct NameSets {
     names: Vec<Name>,
     top: Frame,
     outer: Vec<Frame>,
@@ -146,7 +147,7 @@ pub struct NameSets {
 impl NameSets {
     /// An empty set of sets, hashing under `key`; under a key derived from the input when
     /// `key` is [`DEFAULT_HASH_KEY`] (`spec/json.md` §5).
-    pub fn new(key: [u64; 2]) -> Self {
+    pub(crate) fn new(key: [u64; 2]) -> Self {
         NameSets {
             names: Vec::new(),
             top: EMPTY,
@@ -165,18 +166,13 @@ impl NameSets {
     /// close (`spec/json.md` §5.1). Only for a read that hands out no names before its
     /// verdict (a validation): a repeat among an object's later names is noticed only by
     /// [`NameSets::pending_repeat`], which such a read asks when it ends or fails.
-    pub fn defer(&mut self) {
+    pub(crate) fn defer(&mut self) {
         self.defer = true;
-    }
-
-    /// True after [`NameSets::defer`].
-    pub fn defers(&self) -> bool {
-        self.defer
     }
 
     /// Starts the name set of a newly opened object.
     #[inline]
-    pub fn open(&mut self) {
+    pub(crate) fn open(&mut self) {
         self.outer.push(self.top);
         self.top = Frame {
             first: self.names.len(),
@@ -191,13 +187,14 @@ impl NameSets {
     /// object whose table stopped growing are checked first (§5.1), and the first repeat
     /// among them is kept for [`NameSets::pending_repeat`].
     #[inline(always)]
-    pub fn close(&mut self, input: &[u8]) {
+    pub(crate) fn close(&mut self, input: &[u8]) {
         self.names.truncate(self.top.first);
         self.arena.truncate(self.top.arena_start);
         if self.top.hashed {
             self.close_table(input);
         }
-        self.top = self.outer.pop().unwrap_or(EMPTY);
+        // Every close follows its open.
+        self.top = invariant::some_or(self.outer.pop(), EMPTY);
     }
 
     /// [`NameSets::close`] of an object that hashes: its table and its later names' list
@@ -220,7 +217,7 @@ impl NameSets {
     /// The earliest later name (§5.1), in an object closed so far or one still open, that
     /// repeats an earlier name of its object: the offset of its opening quote. A read that
     /// ends reports it; one that fails reports it instead when it comes first (§7.1).
-    pub fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
+    pub(crate) fn pending_repeat(&mut self, input: &[u8]) -> Option<usize> {
         if self.repeat.is_none() && self.tables.iter().all(|t| t.later.is_none()) {
             return None;
         }
@@ -235,7 +232,7 @@ impl NameSets {
     /// its quotes; when it has escapes, `unescaped` holds its unescaped bytes.
     /// Returns false when an equal name is already there.
     #[inline(always)]
-    pub fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
+    pub(crate) fn insert(&mut self, input: &[u8], raw: (usize, usize), unescaped: Option<&[u8]>) -> bool {
         let arena_start = self.arena.len();
         // The name travels as three scalars until it is pushed: built as a `Name` here, it
         // would live on the stack and be copied into `names` with a 16-byte load over two
@@ -282,7 +279,7 @@ impl NameSets {
         if !self.top.hashed {
             self.switch_to_table(input);
         }
-        let new = unescaped.unwrap_or_else(|| input.get(raw.0..raw.1).unwrap_or_default());
+        let new = unescaped.unwrap_or_else(|| invariant::sub(input, raw.0..raw.1));
         self.insert_hashed(input, raw.0, new)
     }
 
@@ -303,10 +300,9 @@ impl NameSets {
     fn bytes<'s>(&'s self, input: &'s [u8], n: &Name) -> &'s [u8] {
         // A name in the input ends before its closing quote, so it starts below the length.
         match n.start.checked_sub(input.len()) {
-            None => input.get(n.start..n.end),
-            Some(start) => self.arena.get(start..n.end.saturating_sub(input.len())),
+            None => invariant::sub(input, n.start..n.end),
+            Some(start) => invariant::sub(&self.arena, start..n.end.saturating_sub(input.len())),
         }
-        .unwrap_or_default()
     }
 
     #[inline(always)]
@@ -328,7 +324,7 @@ impl NameSets {
     fn seen_before(&self, input: &[u8], start: usize, end: usize, head: u64) -> bool {
         let name = Name { start, end, head };
         let new = self.bytes(input, &name);
-        let earlier = self.names.get(self.top.first..).unwrap_or_default();
+        let earlier = invariant::sub(&self.names, self.top.first..);
         earlier
             .iter()
             .any(|n| n.head == name.head && n.len() == name.len() && self.bytes(input, n) == new)
@@ -347,7 +343,7 @@ impl NameSets {
         slots.clear();
         slots.resize(SMALL * 4, Slot::default());
         let mut len = 0;
-        for n in self.names.get(first..).unwrap_or_default() {
+        for n in invariant::sub(&self.names, first..) {
             let hash = name_hash(self.key, self.bytes(input, n));
             place(&mut slots, hash, self.raw_start(input, n));
             len += 1;
@@ -506,7 +502,7 @@ fn run_len(slots: &[Slot], hash: u32) -> usize {
 fn run_repeat(input: &[u8], run: &[Slot]) -> Option<u32> {
     run.iter().enumerate().skip(1).find_map(|(j, later)| {
         let value = stored_value(input, later.start);
-        let earlier = run.get(..j).unwrap_or_default();
+        let earlier = invariant::sub(run, ..j);
         earlier
             .iter()
             .any(|e| stored_equals(input, e.start, &value))
@@ -537,13 +533,14 @@ fn stored_equals(input: &[u8], start: u32, new: &[u8]) -> bool {
 
 /// The value of the name whose text starts at `start` in the input: its text up to the
 /// closing quote ([`name_end`]), unescaped if it has escapes.
-pub fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
+pub(crate) fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
     let start = wide(start);
-    let raw = input.get(start..name_end(input, start)).unwrap_or_default();
+    let raw = invariant::sub(input, start..name_end(input, start));
     if !raw.contains(&b'\\') {
         return Cow::Borrowed(raw);
     }
-    let text = core::str::from_utf8(raw).unwrap_or_default();
+    // The string scan has checked the name's bytes as UTF-8.
+    let text = invariant::some(core::str::from_utf8(raw).ok());
     match string_value(text) {
         Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
         Cow::Owned(s) => Cow::Owned(s.into_bytes()),
@@ -553,7 +550,7 @@ pub fn stored_value(input: &[u8], start: u32) -> Cow<'_, [u8]> {
 /// The offset of the closing quote of the name whose text starts at `start` in the input:
 /// the first quote that no backslash escapes (the input up to there has passed the string
 /// rules, so that quote is there).
-pub fn name_end(input: &[u8], start: usize) -> usize {
+pub(crate) fn name_end(input: &[u8], start: usize) -> usize {
     let mut end = start;
     while let Some(&b) = input.get(end) {
         match b {
@@ -630,6 +627,7 @@ fn place_slot(table: &mut [Slot], new: Slot) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_docs::Rng;
     use alloc::collections::BTreeSet;
     use alloc::format;
     use alloc::vec::Vec;
@@ -719,14 +717,6 @@ mod tests {
         assert!(longest_run(NameSets::new(DEFAULT_HASH_KEY)) < 64);
     }
 
-    /// A tiny deterministic generator, so the test needs no dependency.
-    fn next(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
-
     /// One name of a test document: its value, its text's range in the input (between its
     /// quotes) and whether that text has escapes.
     struct Named {
@@ -741,8 +731,8 @@ mod tests {
 
     /// Writes `value` between quotes at the end of `input`, about every third time with
     /// some of its bytes escaped (`\u00XX`, or `\"` for a quote, which must be escaped).
-    fn write_name(rng: &mut u64, input: &mut Vec<u8>, value: Vec<u8>) -> Named {
-        let escape_some = next(rng).is_multiple_of(3);
+    fn write_name(rng: &mut Rng, input: &mut Vec<u8>, value: Vec<u8>) -> Named {
+        let escape_some = rng.next_u64().is_multiple_of(3);
         input.push(b'"');
         let start = input.len();
         let mut escaped = false;
@@ -750,7 +740,7 @@ mod tests {
             if c == b'"' {
                 input.extend_from_slice(b"\\\"");
                 escaped = true;
-            } else if escape_some && next(rng).is_multiple_of(2) {
+            } else if escape_some && rng.next_u64().is_multiple_of(2) {
                 input.extend_from_slice(format!("\\u{c:04x}").as_bytes());
                 escaped = true;
             } else {
@@ -768,16 +758,16 @@ mod tests {
     /// survive the inner object's close (`spec/json.md` §5).
     #[test]
     fn duplicate_answers_match_a_plain_set() {
-        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         for round in 0..400 {
-            let members = usize::try_from(next(&mut rng) % 48).unwrap_or(0);
+            let members = usize::try_from(rng.next_u64() % 48).unwrap_or(0);
             let mut input = Vec::new();
             let mut names = Vec::new();
             for _ in 0..members * 2 + 2 {
-                let len = usize::try_from(next(&mut rng) % 11).unwrap_or(0);
+                let len = usize::try_from(rng.next_u64() % 11).unwrap_or(0);
                 // Few distinct bytes, so equal names (and equal heads) are common.
                 let value = (0..len)
-                    .map(|_| match next(&mut rng) % 9 {
+                    .map(|_| match rng.next_u64() % 9 {
                         0 => b'"',
                         r => b'a' + (r % 2) as u8,
                     })
@@ -866,21 +856,21 @@ mod tests {
     /// with later names few enough to be looked up in the table and more ([`LOOKUPS`]).
     #[test]
     fn a_deferred_object_finds_its_first_repeat_when_it_closes() {
-        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
         let (mut of_table, mut among_later, mut many) = (0, 0, 0);
         for round in 0..200 {
             let mut input = Vec::new();
             let mut names = Vec::new();
             // Half the objects have more later names than the table's look-ups.
-            let count = LARGE + usize::try_from(next(&mut rng) % (2 * LOOKUPS as u64)).unwrap_or(0);
+            let count = LARGE + usize::try_from(rng.next_u64() % (2 * LOOKUPS as u64)).unwrap_or(0);
             // In each object, distinct names until `LARGE`, then now and then a name drawn
             // from a pool of the table's last 40 names and the first 40 later ones, some
             // escaped.
             for i in 0..count * 2 {
-                let n = if i % count < LARGE || !next(&mut rng).is_multiple_of(64) {
+                let n = if i % count < LARGE || !rng.next_u64().is_multiple_of(64) {
                     i
                 } else {
-                    (i / count) * count + LARGE - 40 + usize::try_from(next(&mut rng) % 80).unwrap_or(0)
+                    (i / count) * count + LARGE - 40 + usize::try_from(rng.next_u64() % 80).unwrap_or(0)
                 };
                 names.push(write_name(&mut rng, &mut input, format!("n{round}-{n}").into_bytes()));
             }

@@ -1,6 +1,7 @@
 //! JSON numbers kept as their lexeme, with exact integer conversion (`spec/json.md` §4).
 
 use super::text::Text;
+use crate::invariant;
 use core::fmt;
 
 /// Why a number could not be read as the integer a reader asked for (`spec/json.md` §4.2).
@@ -12,10 +13,21 @@ pub enum IntError {
     OutOfRange,
 }
 
+impl fmt::Display for IntError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IntError::NotAnInteger => "expected an integer without fraction or exponent",
+            IntError::OutOfRange => "integer out of range",
+        })
+    }
+}
+
+impl core::error::Error for IntError {}
+
 /// Scans the RFC 8259 number starting at `bytes[start]` (`spec/json.md` §4.1).
 /// Returns the end offset, or the offset of the first byte that breaks the grammar.
 #[inline(always)]
-pub fn scan(bytes: &[u8], start: usize) -> Result<usize, usize> {
+pub(crate) fn scan(bytes: &[u8], start: usize) -> Result<usize, usize> {
     let at = |i: usize| bytes.get(i).copied();
     let digits = |i: usize| digit_run(bytes, i);
     let mut i = start;
@@ -80,7 +92,7 @@ fn digit_run(bytes: &[u8], mut i: usize) -> usize {
 }
 
 /// Reads an RFC 8259 number lexeme as an exact `i64` (`spec/json.md` §4.2).
-pub fn lexeme_to_i64(lexeme: &str) -> Result<i64, IntError> {
+pub(crate) fn lexeme_to_i64(lexeme: &str) -> Result<i64, IntError> {
     let (negative, digits) = split_sign(lexeme)?;
     if let Some(v) = short_value(digits) {
         let v = i64::try_from(v).map_err(|_| IntError::OutOfRange)?;
@@ -180,11 +192,6 @@ impl Number {
         self.0.as_str()
     }
 
-    /// True when the lexeme has neither fraction nor exponent.
-    pub fn is_integer(&self) -> bool {
-        !self.as_str().bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
-    }
-
     /// The exact `i64` value (§4.2).
     pub fn to_i64(&self) -> Result<i64, IntError> {
         lexeme_to_i64(self.as_str())
@@ -219,7 +226,7 @@ fn format_u64(mut n: u64, negative: bool, buf: &mut [u8; 24]) -> &str {
             *slot = b'-';
         }
     }
-    buf.get(i..).and_then(|b| core::str::from_utf8(b).ok()).unwrap_or("0")
+    invariant::some_or(core::str::from_utf8(invariant::sub(buf, i..)).ok(), "0")
 }
 
 impl fmt::Debug for Number {

@@ -4,6 +4,7 @@
 use super::number::{IntError, Number};
 use super::value::{JsonType, Member, Node, Value};
 use super::writer::write_string;
+use crate::invariant;
 use alloc::string::String;
 use core::fmt::{self, Write};
 
@@ -47,8 +48,8 @@ impl fmt::Display for Problem {
             Problem::WrongType { expected, found } => {
                 write!(f, "expected {}, found {}", expected.name(), found.name())
             }
-            Problem::NotAnInteger => f.write_str("expected an integer without fraction or exponent"),
-            Problem::OutOfRange => f.write_str("integer out of range"),
+            Problem::NotAnInteger => IntError::NotAnInteger.fmt(f),
+            Problem::OutOfRange => IntError::OutOfRange.fmt(f),
             Problem::UnknownMember => f.write_str("unknown member"),
             Problem::Rule(rule) => f.write_str(rule),
         }
@@ -61,6 +62,8 @@ impl fmt::Display for FieldError {
         write!(f, "{}: {}", self.path, self.problem)
     }
 }
+
+impl core::error::Error for FieldError {}
 
 #[derive(Clone, Copy)]
 enum Segment<'p> {
@@ -121,7 +124,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
                 out.push('[');
                 match n.char_indices().nth(NAME_CHARS) {
                     Some((cut, _)) => {
-                        write_string(out, n.get(..cut).unwrap_or_default());
+                        write_string(out, invariant::sub_str(n, ..cut));
                         out.push('…');
                     }
                     None => write_string(out, n),

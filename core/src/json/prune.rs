@@ -1,7 +1,7 @@
 //! A value built with only the parts a reader's rules look at (`spec/json.md` §8.1).
 //!
 //! A manifest reader that checks a few members of a large document, and keeps the rest only
-//! as its bytes, need not hold the whole tree: [`parse_kept`] runs the same parser (every
+//! as its bytes, need not hold the whole tree: [`super::parse`] with a [`Keep`] schema runs the same parser (every
 //! rule of §1–§6 over every byte, so the same errors at the same offsets) and builds only
 //! what a [`Keep`] schema names. Memory is then bounded by the kept parts, not by the
 //! number of elements in the document (a value costs some 40 bytes; `[0,0,…]` has one per
@@ -12,9 +12,10 @@ use super::error::Error;
 use super::text::Text;
 use super::tokenizer::{Parser, Sink, Str, Token};
 use super::value::{Node, Pending, Texts, Value, scalar_node};
+use crate::invariant;
 use alloc::vec::Vec;
 
-/// What [`parse_kept`] keeps of one value (`spec/json.md` §8.1). Whatever the schema, a
+/// What [`super::parse`] keeps of one value (`spec/json.md` §8.1). Whatever the schema, a
 /// kept value has its own type and offset, so typed reads of it fail as they would on the
 /// whole document.
 #[derive(Clone, Copy, Debug)]
@@ -155,11 +156,11 @@ impl<'a, 's> Sink<'a> for Pruner<'s> {
     }
 }
 
-/// Parses `input` as [`super::parse_keyed`] does (the same checks, errors and offsets) but
-/// builds only what `keep` names (`spec/json.md` §8.1): a dropped member or element is
-/// checked and not stored.
-pub fn parse_kept(input: &[u8], limits: Limits, key: [u64; 2], keep: Keep<'_>) -> Result<Value, Error> {
-    let mut parser = Parser::new(input, limits)?.with_hash_key(key);
+/// Parses `input` as [`super::parse`] does for the whole value (the same checks, errors and
+/// offsets) but builds only what `keep` names (`spec/json.md` §8.1): a dropped member or
+/// element is checked and not stored.
+pub(super) fn parse_kept(input: &[u8], limits: Limits, keep: Keep<'_>) -> Result<Value, Error> {
+    let mut parser = Parser::new(input, limits)?;
     let mut sink = Pruner {
         pending: Pending::default(),
         rules: Vec::new(),
@@ -171,24 +172,21 @@ pub fn parse_kept(input: &[u8], limits: Limits, key: [u64; 2], keep: Keep<'_>) -
         top: None,
     };
     parser.read_into(&mut sink)?;
-    Ok(sink.top.unwrap_or(Value::new(Node::Null)))
+    // The root is always kept, and the parser returns only after it is complete.
+    Ok(invariant::some_or(sink.top, Value::new(Node::Null)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{DEFAULT_HASH_KEY, parse, to_canonical};
+    use crate::json::{parse, to_canonical};
     use alloc::string::String;
-
-    fn parse_kept_default(input: &[u8], limits: Limits, keep: Keep<'_>) -> Result<Value, Error> {
-        parse_kept(input, limits, DEFAULT_HASH_KEY, keep)
-    }
 
     const ENTRY: [(&str, Keep<'static>); 2] = [("path", Keep::Shape), ("size", Keep::Shape)];
     const FILE: Keep<'static> = Keep::Members(&ENTRY);
 
     fn kept(doc: &str, keep: Keep<'_>) -> String {
-        to_canonical(&parse_kept_default(doc.as_bytes(), Limits::DEFAULT, keep).unwrap())
+        to_canonical(&parse_kept(doc.as_bytes(), Limits::DEFAULT, keep).unwrap())
     }
 
     /// Named members are kept as their entry says and others dropped, at every level; an
@@ -228,7 +226,7 @@ mod tests {
         let doc = br#"{"a":[{"x":[1]},{"path":"p"}],"b":{"c":true}}"#;
         let b = [("c", Keep::Shape)];
         let root = [("a", Keep::Items(5, &FILE)), ("b", Keep::Members(&b))];
-        let pruned = parse_kept_default(doc, Limits::DEFAULT, Keep::Members(&root)).unwrap();
+        let pruned = parse_kept(doc, Limits::DEFAULT, Keep::Members(&root)).unwrap();
         let whole = parse(doc, Limits::DEFAULT).unwrap();
         let Node::Object(p) = &pruned.node else { panic!() };
         let Node::Object(w) = &whole.node else { panic!() };
@@ -263,7 +261,7 @@ mod tests {
                 ..Limits::DEFAULT
             };
             let want = parse(doc.as_bytes(), shallow).unwrap_err();
-            let got = parse_kept_default(doc.as_bytes(), shallow, Keep::Members(&root)).unwrap_err();
+            let got = parse_kept(doc.as_bytes(), shallow, Keep::Members(&root)).unwrap_err();
             assert_eq!(got, want, "{doc}");
         }
     }

@@ -72,7 +72,7 @@ impl Rewrite<'_, '_> {
     }
 }
 
-/// Reads `input` strictly (the checks of [`super::parse_keyed`], the same errors) and
+/// Reads `input` strictly (the checks of [`super::parse`], the same errors) and
 /// returns its canonical text (§9) with, in the object at member path `at` from the root,
 /// each member of `set` given its new value: in place when the object has it, appended
 /// after its members in `set`'s order when it does not (`spec/json.md` §9.4). When there
@@ -80,11 +80,10 @@ impl Rewrite<'_, '_> {
 pub fn canonical_with_members(
     input: &[u8],
     limits: Limits,
-    key: [u64; 2],
     at: &[&str],
     set: &[(&str, &Value)],
 ) -> Result<String, Error> {
-    let mut parser = Parser::new(input, limits)?.with_hash_key(key);
+    let mut parser = Parser::new(input, limits)?;
     let mut r = Rewrite {
         w: Writer::new(),
         open: Vec::new(),
@@ -143,7 +142,7 @@ pub fn canonical_with_members(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{DEFAULT_HASH_KEY, Member, Node, parse, to_canonical};
+    use crate::json::{Member, Node, parse, to_canonical};
     use alloc::vec;
 
     fn string(s: &str) -> Value {
@@ -201,15 +200,13 @@ mod tests {
             r#"[{"archive":{}}]"#,
             r#""archive""#,
         ] {
-            let got =
-                canonical_with_members(doc.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["archive"], &set).unwrap();
+            let got = canonical_with_members(doc.as_bytes(), Limits::DEFAULT, &["archive"], &set).unwrap();
             assert_eq!(got, reference(doc, &["archive"], &set), "{doc}");
         }
         let deep = r#"{"a":{"b":{"c":1},"c":{}},"b":{}}"#;
-        let got =
-            canonical_with_members(deep.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &["a", "b"], &set).unwrap();
+        let got = canonical_with_members(deep.as_bytes(), Limits::DEFAULT, &["a", "b"], &set).unwrap();
         assert_eq!(got, reference(deep, &["a", "b"], &set));
-        let root = canonical_with_members(deep.as_bytes(), Limits::DEFAULT, DEFAULT_HASH_KEY, &[], &set).unwrap();
+        let root = canonical_with_members(deep.as_bytes(), Limits::DEFAULT, &[], &set).unwrap();
         assert_eq!(root, reference(deep, &[], &set));
     }
 
@@ -223,13 +220,7 @@ mod tests {
             r#"{"archive":{"loc":[1,]}}"#,
         ] {
             let a = string("A");
-            let got = canonical_with_members(
-                doc.as_bytes(),
-                Limits::DEFAULT,
-                DEFAULT_HASH_KEY,
-                &["archive"],
-                &[("loc", &a)],
-            );
+            let got = canonical_with_members(doc.as_bytes(), Limits::DEFAULT, &["archive"], &[("loc", &a)]);
             assert_eq!(
                 got.unwrap_err(),
                 parse(doc.as_bytes(), Limits::DEFAULT).unwrap_err(),

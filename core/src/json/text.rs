@@ -5,6 +5,7 @@
 //! [`Value`](super::Value) allocates once per container, not once per name and string.
 //! Longer text is boxed. Both [`Number`](super::Number) lexemes and string values use it.
 
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::string::String;
 use core::borrow::Borrow;
@@ -14,7 +15,7 @@ use core::ops::Deref;
 
 /// Bytes kept inline; with the length and the variant tag the type is 24 bytes, the size
 /// of a `String`.
-pub const INLINE: usize = 22;
+pub(crate) const INLINE: usize = 22;
 
 /// An immutable UTF-8 string, inline when at most `INLINE` (22) bytes long.
 #[derive(Clone)]
@@ -47,10 +48,9 @@ impl Text {
         match &self.0 {
             // The inline bytes were copied from a `&str` whole, so they are UTF-8; the check
             // only keeps this crate free of `unsafe`.
-            Repr::Inline { len, buf } => buf
-                .get(..usize::from(*len))
-                .and_then(|b| core::str::from_utf8(b).ok())
-                .unwrap_or(""),
+            Repr::Inline { len, buf } => {
+                invariant::some(core::str::from_utf8(invariant::sub(buf, ..usize::from(*len))).ok())
+            }
             Repr::Heap(s) => s,
         }
     }
@@ -60,13 +60,14 @@ impl Text {
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            Repr::Inline { len, buf } => buf.get(..usize::from(*len)).unwrap_or_default(),
+            Repr::Inline { len, buf } => invariant::sub(buf, ..usize::from(*len)),
             Repr::Heap(s) => s.as_bytes(),
         }
     }
 
     /// True when the text is kept inline (no heap allocation).
-    pub fn is_inline(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_inline(&self) -> bool {
         matches!(self.0, Repr::Inline { .. })
     }
 }

@@ -10,6 +10,7 @@ use super::error::{Error, Expected, Reason};
 use super::keys::NameSets;
 use super::number;
 use super::utf8::{self, is_noncharacter, seq_is_noncharacter};
+use crate::invariant;
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -31,7 +32,7 @@ impl<'a> Str<'a> {
     #[inline]
     pub fn raw(&self) -> &'a str {
         // Token boundaries are ASCII bytes, so they are always character boundaries.
-        self.text.get(self.start..self.end).unwrap_or_default()
+        invariant::sub_str(self.text, self.start..self.end)
     }
 
     /// The input offset just past the raw text (a string's closing quote, the byte after
@@ -190,8 +191,8 @@ pub const MAX_INPUT: usize = u32::MAX as usize;
 /// The default SipHash key. Anyone can read it, so a parser left with it (or given it)
 /// does not hash under it: its tables are keyed with the SHA-256 of the whole input,
 /// computed the first time an object reaches 17 members (`spec/json.md` §5). Callers with
-/// an entropy source pass their own key through [`Parser::with_hash_key`] and skip that
-/// pass; `modelgate-io` does so with a per-process random key.
+/// an entropy source pass their own key in [`super::Limits::hash_key`] and skip that pass;
+/// `modelgate-io` does so with a per-process random key.
 pub const DEFAULT_HASH_KEY: [u64; 2] = [0x6d6f_6465_6c67_6174, 0x6a73_6f6e_6b65_7973];
 
 impl<'a> Parser<'a> {
@@ -210,11 +211,13 @@ impl<'a> Parser<'a> {
     /// reads them instead of over the whole input first, so each byte is read once. Every
     /// non-ASCII byte of an accepted document is inside a string, so acceptance is the
     /// same; on rejection the caller must let an ill-formed sequence anywhere in the input
-    /// take precedence, as [`Parser::new`] would have ([`super::validate_keyed`] does).
+    /// take precedence, as [`Parser::new`] would have ([`super::validate`] does).
     /// It checks only the size limit: the caller checks the byte-order mark
     /// ([`no_byte_order_mark`]) before it reads, and lets a UTF-8 error win over that too.
     /// Until [`Parser::new`] sets its text, the tokens' text is empty.
     pub(super) fn deferred_utf8(input: &'a [u8], limits: Limits) -> Result<Self, Error> {
+        // On 32-bit targets `MAX_INPUT` is `usize::MAX`, and the cap changes nothing.
+        #[allow(clippy::unnecessary_min_or_max)]
         let max = limits.max_bytes.min(MAX_INPUT);
         if input.len() > max {
             return Err(Error::new(Reason::TooLarge, max));
@@ -226,7 +229,7 @@ impl<'a> Parser<'a> {
             open: Vec::new(),
             state: State::Start,
             after: State::AfterTop,
-            names: NameSets::new(DEFAULT_HASH_KEY),
+            names: NameSets::new(limits.hash_key),
             max_depth: limits.max_depth,
             scratch: String::new(),
             utf8_until: 0,
@@ -234,20 +237,9 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Uses `key` for the duplicate-name hash table (`spec/json.md` §5); for
-    /// [`DEFAULT_HASH_KEY`], a key derived from the input instead.
-    pub fn with_hash_key(mut self, key: [u64; 2]) -> Self {
-        let defer = self.names.defers();
-        self.names = NameSets::new(key);
-        if defer {
-            self.names.defer();
-        }
-        self
-    }
-
     /// Lets objects of [`super::keys::LARGE`] names or more check their names by one sort
     /// when they close (`spec/json.md` §5.1). Only for a read that hands out no names before its
-    /// verdict: a validation ([`super::validate_keyed`]).
+    /// verdict: a validation ([`super::validate`]).
     pub(super) fn defer_duplicates(mut self) -> Self {
         self.names.defer();
         self
@@ -595,8 +587,8 @@ impl<'a> Parser<'a> {
             self.scratch.clear();
             // From the bytes, not the text: a deferred-UTF-8 parser has no text, and the
             // string scan has checked these bytes.
-            let raw = self.bytes.get(at + 1..end).unwrap_or_default();
-            unescape(core::str::from_utf8(raw).unwrap_or_default(), &mut self.scratch);
+            let raw = invariant::sub(self.bytes, at + 1..end);
+            unescape(invariant::some(core::str::from_utf8(raw).ok()), &mut self.scratch);
             self.names
                 .insert(self.bytes, (at + 1, end), Some(self.scratch.as_bytes()))
         } else {
@@ -657,7 +649,7 @@ impl<'a> Parser<'a> {
                         self.check_utf8_run(i)?;
                     }
                     i += match high {
-                        LEAD3 | LEAD4 if seq_is_noncharacter(self.bytes.get(i..).unwrap_or_default()) => {
+                        LEAD3 | LEAD4 if seq_is_noncharacter(invariant::sub(self.bytes, i..)) => {
                             return Err(Error::new(Reason::Noncharacter, i));
                         }
                         LEAD3 => 3,
@@ -680,9 +672,9 @@ impl<'a> Parser<'a> {
     /// into well-formed runs. On failure the error is the one a whole-input check gives.
     #[cold]
     fn check_utf8_run(&mut self, i: usize) -> Result<(), Error> {
-        let rest = self.bytes.get(i..).unwrap_or_default();
+        let rest = invariant::sub(self.bytes, i..);
         let len = rest.iter().position(u8::is_ascii).unwrap_or(rest.len());
-        match core::str::from_utf8(rest.get(..len).unwrap_or_default()) {
+        match core::str::from_utf8(invariant::sub(rest, ..len)) {
             Ok(_) => {
                 self.utf8_until = i + len;
                 Ok(())
@@ -862,7 +854,7 @@ fn unescape(raw: &str, out: &mut String) {
     let mut rest = raw;
     let mut i = 0;
     while let Some(off) = rest.find('\\') {
-        out.push_str(rest.get(..off).unwrap_or_default());
+        out.push_str(invariant::sub_str(rest, ..off));
         let at = i + off;
         let (c, len) = match bytes.get(at + 1) {
             Some(b'b') => ('\u{8}', 2),
@@ -876,7 +868,7 @@ fn unescape(raw: &str, out: &mut String) {
         };
         out.push(c);
         i = at + len;
-        rest = raw.get(i..).unwrap_or_default();
+        rest = invariant::sub_str(raw, i..);
     }
     out.push_str(rest);
 }
@@ -884,13 +876,13 @@ fn unescape(raw: &str, out: &mut String) {
 /// Decodes `\uXXXX` or a `\uXXXX\uXXXX` surrogate pair at `at`; the tokenizer has
 /// already rejected anything else.
 fn decode_u(bytes: &[u8], at: usize) -> (char, usize) {
-    let first = hex4(bytes, at + 2).unwrap_or(0xFFFD);
+    let first = invariant::some_or(hex4(bytes, at + 2), 0xFFFD);
     if (0xD800..=0xDBFF).contains(&first) {
-        let low = hex4(bytes, at + 8).unwrap_or(0xDC00);
+        let low = invariant::some_or(hex4(bytes, at + 8), 0xDC00);
         let code = 0x10000 + ((first - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
-        (char::from_u32(code).unwrap_or('\u{FFFD}'), 12)
+        (invariant::some_or(char::from_u32(code), '\u{FFFD}'), 12)
     } else {
-        (char::from_u32(first).unwrap_or('\u{FFFD}'), 6)
+        (invariant::some_or(char::from_u32(first), '\u{FFFD}'), 6)
     }
 }
 

@@ -5,20 +5,21 @@
 //! problem precisely.
 
 use super::error::{Error, Reason, Utf8Problem};
+use crate::invariant;
 
 /// Validates `bytes` as UTF-8 (`spec/json.md` §1.1). On failure the offset is the first
 /// byte of the ill-formed sequence.
-pub fn validate(bytes: &[u8]) -> Result<&str, Error> {
+pub(crate) fn validate(bytes: &[u8]) -> Result<&str, Error> {
     core::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
-        let rest = bytes.get(at..).unwrap_or_default();
+        let rest = invariant::sub(bytes, at..);
         Error::new(Reason::InvalidUtf8(classify(rest)), at)
     })
 }
 
 /// Names what is wrong with the ill-formed sequence at the start of `rest`
 /// (Unicode 15, table 3-7 "Well-Formed UTF-8 Byte Sequences").
-pub fn classify(rest: &[u8]) -> Utf8Problem {
+pub(crate) fn classify(rest: &[u8]) -> Utf8Problem {
     let lead = rest.first().copied().unwrap_or(0);
     let (lo, hi) = match lead {
         0xC2..=0xDF | 0xE1..=0xEC | 0xEE..=0xEF | 0xF1..=0xF3 => (0x80, 0xBF),
@@ -43,13 +44,13 @@ pub fn classify(rest: &[u8]) -> Utf8Problem {
 
 /// True for the 66 Unicode noncharacters: U+FDD0–U+FDEF and the last two code points of
 /// every plane (`spec/json.md` §3.4, RFC 7493 §2.1).
-pub fn is_noncharacter(c: u32) -> bool {
+pub(crate) fn is_noncharacter(c: u32) -> bool {
     (0xFDD0..=0xFDEF).contains(&c) || (c & 0xFFFE) == 0xFFFE
 }
 
 /// True when the well-formed UTF-8 sequence starting at `seq` (lead byte 0xEF or
 /// 0xF0–0xF4, at least as long as its lead says) encodes a noncharacter.
-pub fn seq_is_noncharacter(seq: &[u8]) -> bool {
+pub(crate) fn seq_is_noncharacter(seq: &[u8]) -> bool {
     match seq {
         // U+FDD0..U+FDEF = EF B7 90..AF; U+FFFE/U+FFFF = EF BF BE/BF.
         [0xEF, 0xB7, c, ..] => (0x90..=0xAF).contains(c),

@@ -4,6 +4,7 @@ use super::error::Error;
 use super::number::Number;
 use super::text::Text;
 use super::tokenizer::{Parser, Sink, Str, Token};
+use crate::invariant;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -236,7 +237,7 @@ pub fn build(parser: &mut Parser<'_>) -> Result<Value, Error> {
     // stays in a register rather than going through `next_event` once per token.
     parser.read_into(&mut builder)?;
     // The parser returns only after the top-level value and its trailing whitespace.
-    Ok(builder.top.unwrap_or(Value::new(Node::Null)))
+    Ok(invariant::some_or(builder.top, Value::new(Node::Null)))
 }
 
 /// The token sink [`build`] reads into: the open containers, the name of the member
@@ -341,7 +342,8 @@ pub fn container(object: bool) -> JsonType {
 }
 
 /// The type of a scalar token.
-pub fn scalar_type(token: &Token<'_>) -> JsonType {
+#[cfg(any(feature = "mlbundle", feature = "mpk"))]
+pub(crate) fn scalar_type(token: &Token<'_>) -> JsonType {
     match token {
         Token::String(_) => JsonType::String,
         Token::Number(_) => JsonType::Number,

@@ -7,18 +7,19 @@ use super::error::Error;
 use super::number::Number;
 use super::tokenizer::{Parser, Token};
 use super::value::{Node, Value};
+use crate::invariant;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Appends `s` as a canonical JSON string, quotes included (§9.2): `"` and `\` are
 /// escaped, U+0008, U+0009, U+000A, U+000C, U+000D use their short escapes, other
 /// characters below U+0020 use `\u00xx` with lowercase hex, everything else is literal.
-pub fn write_string(out: &mut String, s: &str) {
+pub(crate) fn write_string(out: &mut String, s: &str) {
     out.push('"');
     let mut rest = s;
     while let Some(i) = rest.find(|c: char| c < ' ' || c == '"' || c == '\\') {
-        out.push_str(rest.get(..i).unwrap_or_default());
-        let c = rest.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
+        out.push_str(invariant::sub_str(rest, ..i));
+        let c = invariant::some_or(invariant::sub_str(rest, i..).chars().next(), ' ');
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -36,7 +37,8 @@ pub fn write_string(out: &mut String, s: &str) {
                 }
             }
         }
-        rest = rest.get(i + 1..).unwrap_or_default();
+        // The character at `i` is ASCII.
+        rest = invariant::sub_str(rest, i + 1..);
     }
     out.push_str(rest);
     out.push('"');

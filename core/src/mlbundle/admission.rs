@@ -6,7 +6,7 @@ use crate::Location;
 
 /// The model members admitted: one model, or model.skops with model.ubj or model.cbm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Models {
+pub(crate) enum Models {
     /// One model member.
     One(MemberName),
     /// `model.skops` with this native member (`model.ubj` or `model.cbm`).
@@ -16,7 +16,7 @@ pub enum Models {
 /// Admits the model members present (§6.1): exactly one of the four models, or
 /// `model.skops` + `model.ubj`, or `model.skops` + `model.cbm`. `present` lists the
 /// members in the archive; `at` is the end record's offset.
-pub fn admit(present: impl Iterator<Item = MemberName>, at: u64) -> Result<Models, Error> {
+pub(crate) fn admit(present: impl Iterator<Item = MemberName>, at: u64) -> Result<Models, Error> {
     let mut models = [None; 2];
     let mut count = 0usize;
     for name in present.filter(|n| n.is_model()) {

@@ -10,7 +10,7 @@ use alloc::format;
 
 /// Checks every entry's declared sizes, in directory order: member cap, ratio, then the
 /// running compressed and uncompressed sums (§3.4).
-pub fn check_budget(archive: &Archive, limits: &ArchiveLimits) -> Result<(), Error> {
+pub(crate) fn check_budget(archive: &Archive, limits: &ArchiveLimits) -> Result<(), Error> {
     let (mut compressed, mut uncompressed) = (0u64, 0u64);
     for entry in &archive.entries {
         let c = &entry.central;
@@ -43,7 +43,7 @@ pub fn check_budget(archive: &Archive, limits: &ArchiveLimits) -> Result<(), Err
 
 /// §3.3: `uncompressed <= ratio * compressed`; both zero is exempt; nonempty with compressed
 /// size 0 is `InvalidContainer`.
-pub fn check_ratio(compressed: u64, uncompressed: u64, ratio: u64, at: &Location) -> Result<(), Error> {
+pub(crate) fn check_ratio(compressed: u64, uncompressed: u64, ratio: u64, at: &Location) -> Result<(), Error> {
     if uncompressed == 0 {
         return Ok(());
     }

@@ -9,30 +9,30 @@ use crate::json::{self, FieldError, Value};
 use alloc::format;
 
 /// The dtypes a schema field may declare (§8.2).
-pub const DTYPES: [&str; 7] = ["float32", "float64", "int32", "int64", "bool", "string", "category"];
+pub(crate) const DTYPES: [&str; 7] = ["float32", "float64", "int32", "int64", "bool", "string", "category"];
 
 /// Parses JSON member `name` strictly within its cap and the configured depth (§8.1):
 /// syntax is `InvalidJSON`, size and depth `LimitExceeded`, located in the member. The
 /// value costs some 60 to 80 bytes of heap per element (`spec/json.md` §8); the readers
 /// check members with [`check_member`] and the contract functions, which build none.
-pub fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
-    json::parse_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
+pub(crate) fn parse_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
+    json::parse(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
 }
 
-/// The §8.1 check of JSON member `name`: exactly what [`parse_member`] checks, with no
+/// The §8.1 check of JSON member `name`: exactly what `parse_member` checks, with no
 /// value built, whatever the member (the §8.2 and §8.3 contracts are checked over its
 /// tokens afterwards, by [`check_schema`] and [`check_samples`]).
 pub fn check_member(name: MemberName, bytes: &[u8], limits: &ArchiveLimits) -> Result<(), Error> {
-    json::validate_keyed(bytes, limits.json(name), limits.hash_key()).map_err(|e| member_error(name, &e))
+    json::validate(bytes, limits.json(name)).map_err(|e| member_error(name, &e))
 }
 
 /// §8.2 over the bytes of `schema.json`, which [`check_member`] has accepted:
 /// `{"inputs": [field, …], "outputs": [field, …]?}`, each field exactly `{"name", "dtype"}`,
-/// names non-empty and unique per list, dtypes from [`DTYPES`]. Returns the input count.
+/// names non-empty and unique per list, dtypes from `DTYPES`. Returns the input count.
 /// No value is built: the memory is a stand-in per open level and one entry per field name.
 pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error> {
     let name = MemberName::Schema;
-    contract::check(bytes, limits.json(name), limits.hash_key(), Schema::new(bytes)).map_err(|f| failure(name, f))
+    contract::check(bytes, limits.json(name), Schema::new(bytes)).map_err(|f| failure(name, f))
 }
 
 /// §8.3 over the bytes of `samples.json`, which [`check_member`] has accepted:
@@ -40,7 +40,7 @@ pub fn check_schema(bytes: &[u8], limits: &ArchiveLimits) -> Result<usize, Error
 /// strings, booleans or null. No value is built, whatever the number of rows.
 pub fn check_samples(bytes: &[u8], inputs: usize, limits: &ArchiveLimits) -> Result<(), Error> {
     let name = MemberName::Samples;
-    contract::check(bytes, limits.json(name), limits.hash_key(), Samples::new(inputs)).map_err(|f| failure(name, f))
+    contract::check(bytes, limits.json(name), Samples::new(inputs)).map_err(|f| failure(name, f))
 }
 
 fn failure(name: MemberName, f: Failure) -> Error {
@@ -257,7 +257,7 @@ mod tests {
     #[test]
     fn schema_and_samples_walks_agree_with_the_rules_on_the_decoded_value() {
         let limits = ArchiveLimits::DEFAULT;
-        let mut rng = Rng(8);
+        let mut rng = Rng::new(8);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..40_000 {
             let doc = schema_doc(&mut rng);

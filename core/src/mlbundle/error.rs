@@ -99,6 +99,8 @@ impl fmt::Display for Error {
     }
 }
 
+impl core::error::Error for Error {}
+
 impl From<ZipError> for Error {
     /// Limit reasons become `LimitExceeded`, every other ZIP reason `InvalidContainer`
     /// (§9.1), at the archive offset the reader found, about the member it names.

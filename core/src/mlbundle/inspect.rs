@@ -34,7 +34,7 @@ pub fn inspect(data: &[u8], limits: &ArchiveLimits) -> Result<MetadataView, Erro
     read_container(data, limits).map(MetadataView::from)
 }
 
-/// The view of a container [`read_container`] (or `read_container_with`) accepted (§12.1).
+/// The view of a container [`read_container`] accepted (§12.1).
 impl From<Container<'_>> for MetadataView {
     fn from(mut c: Container<'_>) -> Self {
         let mut take = |n: MemberName| c.members.remove(&n).map(Cow::into_owned);
@@ -49,7 +49,7 @@ impl From<Container<'_>> for MetadataView {
 }
 
 /// The statement inspection makes about model members it cannot attest (§8.4).
-pub const NOT_ATTESTED: &str =
+pub(crate) const NOT_ATTESTED: &str =
     "model-derived claims are not attested: inspection does not load the model (only a validating load can)";
 
 impl MetadataView {

@@ -18,7 +18,11 @@ fn manifest_path(path: &str) -> Location {
 /// present exactly when referenced. `present(name)` says whether a member exists. A
 /// disagreement is a manifest-validation failure after the identity passed, so its message
 /// carries the re-export hint of §5.7 when the manifest's writer version is another one.
-pub fn check_agreement(manifest: &Manifest, models: Models, present: impl Fn(MemberName) -> bool) -> Result<(), Error> {
+pub(crate) fn check_agreement(
+    manifest: &Manifest,
+    models: Models,
+    present: impl Fn(MemberName) -> bool,
+) -> Result<(), Error> {
     let hint = reexport_hint(Some(&manifest.writer_version));
     agreement(manifest, models, present).map_err(|mut e| {
         e.message.push_str(&hint);
@@ -58,7 +62,7 @@ fn agreement(manifest: &Manifest, models: Models, present: impl Fn(MemberName) -
 
 /// §7: every non-manifest member has a record equal to its actual size and SHA-256, and no
 /// record names an absent member. `actual(name)` gives a present member's record.
-pub fn check_integrity(
+pub(crate) fn check_integrity(
     manifest: &Manifest,
     actual: impl Fn(MemberName) -> Option<IntegrityRecord>,
 ) -> Result<(), Error> {

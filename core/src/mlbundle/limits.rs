@@ -2,6 +2,7 @@
 //! raise (`spec/mlbundle.md` §3).
 
 use super::names::MemberName;
+use crate::invariant;
 use crate::json::DEFAULT_HASH_KEY;
 use core::fmt;
 
@@ -60,7 +61,7 @@ pub struct LimitConfigError {
 
 impl fmt::Display for LimitConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (max, min) = TABLE.get(self.limit as usize).copied().unwrap_or_default();
+        let (max, min) = invariant::item(&TABLE, self.limit as usize);
         write!(
             f,
             "{:?} limit {} is outside {min}..={max}: version 1 limits may be lowered, never raised",
@@ -68,6 +69,8 @@ impl fmt::Display for LimitConfigError {
         )
     }
 }
+
+impl core::error::Error for LimitConfigError {}
 
 /// The limits one read or write runs under (§3). [`ArchiveLimits::DEFAULT`] is the version
 /// 1 ceiling; [`ArchiveLimits::with`] lowers one limit.
@@ -130,7 +133,7 @@ impl ArchiveLimits {
 
     /// The current value of `limit`.
     pub fn get(&self, limit: Limit) -> u64 {
-        self.values.get(limit as usize).copied().unwrap_or(0)
+        invariant::item(&self.values, limit as usize)
     }
 
     /// The effective cap of one member: the smaller of its specific cap and the general
@@ -147,11 +150,12 @@ impl ArchiveLimits {
         specific.map_or(general, |l| general.min(self.get(l)))
     }
 
-    /// JSON limits for member `name`: its cap and the configured depth.
+    /// JSON limits for member `name`: its cap, the configured depth and the key.
     pub fn json(&self, name: MemberName) -> crate::json::Limits {
         crate::json::Limits {
             max_bytes: usize::try_from(self.member_cap(name)).unwrap_or(usize::MAX),
             max_depth: usize::try_from(self.get(Limit::JsonDepth)).unwrap_or(usize::MAX),
+            hash_key: self.hash_key,
         }
     }
 }

@@ -12,9 +12,9 @@ use alloc::format;
 use alloc::string::String;
 
 /// The format identity (§5.2).
-pub const FORMAT: &str = "mlbundle";
+pub(crate) const FORMAT: &str = "mlbundle";
 /// The only supported format version (§5.3).
-pub const FORMAT_VERSION: &str = "1";
+pub(crate) const FORMAT_VERSION: &str = "1";
 
 /// How the model members are combined (§5.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Recipe {
     }
 
     /// True when the recipe is one §5.5 allows.
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         match *self {
             Recipe::Standalone(m) => m.is_model(),
             Recipe::Composite(n) => matches!(n, MemberName::ModelUbj | MemberName::ModelCbm),
@@ -195,7 +195,8 @@ const ROOT: [(&str, Keep<'static>); 8] = [
 /// `only_members` reports. Unknown members cost their text, never a value (§5.1).
 fn kept(bytes: &[u8], limits: &ArchiveLimits) -> Result<Value, Error> {
     let json = limits.json(MemberName::Manifest);
-    json::parse_kept(bytes, json, limits.hash_key(), Keep::Closed(&ROOT)).map_err(syntax_error)
+    let keep = Some(Keep::Closed(&ROOT));
+    json::parse(bytes, json::ParseOptions { limits: json, keep }).map_err(syntax_error)
 }
 
 /// A member the writer supplies for omitted parts.
@@ -475,7 +476,7 @@ mod tests {
     #[test]
     fn kept_manifest_gives_the_rules_outcome_of_the_whole_one() {
         let limits = ArchiveLimits::DEFAULT;
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..40_000 {
             let doc = manifest(&mut rng);

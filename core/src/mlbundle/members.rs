@@ -22,10 +22,10 @@ use alloc::vec::Vec;
 
 /// A member's uncompressed bytes and SHA-256, or why they could not be read (§4). A stored
 /// member's bytes are borrowed from the archive; a deflated member's are its output buffer.
-pub type ReadResult<'a> = Result<(Cow<'a, [u8]>, [u8; 32]), Error>;
+pub(crate) type ReadResult<'a> = Result<(Cow<'a, [u8]>, [u8; 32]), Error>;
 
 /// A JSON member's §8.1 check: its validation (no member is decoded).
-pub type CheckResult = Result<(), Error>;
+pub(crate) type CheckResult = Result<(), Error>;
 
 /// One piece of member work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,19 +54,19 @@ impl Half {
 
 /// What the halves produced, by member; `None` where a half did not run the task.
 #[derive(Debug, Default)]
-pub struct Outcomes<'a> {
+pub(crate) struct Outcomes<'a> {
     reads: [Option<ReadResult<'a>>; 8],
     checks: [Option<CheckResult>; 8],
 }
 
 impl<'a> Outcomes<'a> {
     /// The read of `name`, if a half ran it.
-    pub fn take_read(&mut self, name: MemberName) -> Option<ReadResult<'a>> {
+    pub(crate) fn take_read(&mut self, name: MemberName) -> Option<ReadResult<'a>> {
         self.reads.get_mut(name as usize).and_then(Option::take)
     }
 
     /// The JSON check of `name`, if a half ran it.
-    pub fn take_check(&mut self, name: MemberName) -> Option<CheckResult> {
+    pub(crate) fn take_check(&mut self, name: MemberName) -> Option<CheckResult> {
         self.checks.get_mut(name as usize).and_then(Option::take)
     }
 
@@ -83,7 +83,7 @@ impl<'a> Outcomes<'a> {
 }
 
 /// Reads one member (§4.2), as a task or as the caller's own read.
-pub fn read_one<'a>(data: &'a [u8], entry: &Entry) -> ReadResult<'a> {
+pub(crate) fn read_one<'a>(data: &'a [u8], entry: &Entry) -> ReadResult<'a> {
     read_member(data, entry).map_err(Error::from)
 }
 
@@ -91,7 +91,12 @@ pub fn read_one<'a>(data: &'a [u8], entry: &Entry) -> ReadResult<'a> {
 /// through `join`, or one after the other when the lighter half has less than
 /// [`Join::min_work`] member bytes. Nothing is copied: a deflated member is inflated into
 /// its one output buffer, a stored member is read where it lies (§4.1).
-pub fn read_members<'d>(data: &'d [u8], archive: &Archive, limits: &ArchiveLimits, join: &impl Join) -> Outcomes<'d> {
+pub(crate) fn read_members<'d>(
+    data: &'d [u8],
+    archive: &Archive,
+    limits: &ArchiveLimits,
+    join: &impl Join,
+) -> Outcomes<'d> {
     let members = ALL.into_iter().skip(1).filter_map(|name| {
         let e = archive.entry(name as usize)?;
         Some((name, e.central.uncompressed, e.central.method == STORED))

@@ -1,5 +1,6 @@
 //! The eight member names of a bundle and their fixed order (`spec/mlbundle.md` §1.1, §10.1).
 
+use crate::invariant;
 use core::fmt;
 
 /// A member name allowed at the root of a bundle (§1.1). The declaration order is the
@@ -37,7 +38,7 @@ pub const NAMES: [&str; 8] = [
 ];
 
 /// Every member name in fixed order.
-pub const ALL: [MemberName; 8] = [
+pub(crate) const ALL: [MemberName; 8] = [
     MemberName::Manifest,
     MemberName::ModelOnnx,
     MemberName::ModelSkops,
@@ -51,7 +52,7 @@ pub const ALL: [MemberName; 8] = [
 impl MemberName {
     /// The exact file name.
     pub fn as_str(self) -> &'static str {
-        NAMES.get(self as usize).copied().unwrap_or_default()
+        invariant::item(&NAMES, self as usize)
     }
 
     /// The name with index `i` in [`NAMES`].
@@ -65,7 +66,7 @@ impl MemberName {
     }
 
     /// True for the four model members.
-    pub fn is_model(self) -> bool {
+    pub(crate) fn is_model(self) -> bool {
         matches!(
             self,
             MemberName::ModelOnnx | MemberName::ModelSkops | MemberName::ModelUbj | MemberName::ModelCbm
@@ -73,7 +74,7 @@ impl MemberName {
     }
 
     /// True for the JSON members other than the manifest (§8).
-    pub fn is_json_member(self) -> bool {
+    pub(crate) fn is_json_member(self) -> bool {
         matches!(self, MemberName::Schema | MemberName::Structure | MemberName::Samples)
     }
 }

@@ -1,7 +1,7 @@
 //! `read_container`: the full container validation (`spec/mlbundle.md` §2–§8), in the order
 //! structure, limits, admission, manifest, agreement, members, integrity, JSON members
-//! (§12.0). `read_container_with` runs the member work in two halves through a [`Join`]
-//! (`members.rs`) and reports in the same order.
+//! (§12.0). The member work runs in two halves through the [`Join`] of its
+//! [`ReadOptions`] (`members.rs`), and is reported in the same order whatever the join.
 
 use super::admission::{Models, admit};
 use super::budget::check_budget;
@@ -108,20 +108,32 @@ fn out_of_memory(name: MemberName, listing: &[Listing]) -> Error {
     Error::from(ZipError::at(ZipReason::OutOfMemory, offset).member(name as usize))
 }
 
-/// Reads and validates the bundle in `data` under `limits` (§2–§8) on the calling thread.
-/// Never deserializes a model.
-pub fn read_container<'a>(data: &'a [u8], limits: &ArchiveLimits) -> Result<Container<'a>, Error> {
-    read_container_with(data, limits, &Serial)
+/// How [`read_container`] runs: under which limits, and through which [`Join`] its member
+/// work (§4 reads, §8.1 JSON checks) is split in two halves (§12.0). A `&ArchiveLimits`
+/// converts into the options that run both halves on the calling thread ([`Serial`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions<'l, J = Serial> {
+    /// The limits of the read (§3), with the JSON members' duplicate-table key.
+    pub limits: &'l ArchiveLimits,
+    /// Runs the two halves of the member work, for example on two threads. Results are
+    /// reported in the serial order, so every input gets the outcome of [`Serial`].
+    pub join: J,
 }
 
-/// [`read_container`] with the member work (§4 reads, §8.1 JSON checks) in two halves run
-/// through `join` (§12.0), for example on two threads. Results are reported in the serial
-/// order, so every input gets exactly the outcome of [`read_container`].
-pub fn read_container_with<'a>(
+impl<'l> From<&'l ArchiveLimits> for ReadOptions<'l> {
+    fn from(limits: &'l ArchiveLimits) -> Self {
+        ReadOptions { limits, join: Serial }
+    }
+}
+
+/// Reads and validates the bundle in `data` (§2–§8) under the options' limits, the member
+/// work run through its join. Never deserializes a model.
+pub fn read_container<'a, 'l, J: Join>(
     data: &'a [u8],
-    limits: &ArchiveLimits,
-    join: &impl Join,
+    options: impl Into<ReadOptions<'l, J>>,
 ) -> Result<Container<'a>, Error> {
+    let ReadOptions { limits, join } = options.into();
+    let join = &join;
     let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
     let max = limits.get(Limit::Archive);
     if len > max {

@@ -7,11 +7,11 @@ use alloc::string::String;
 pub const READER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Longest version text a message may show (§9.2).
-pub const MAX_VERSION_CHARS: usize = 64;
+pub(crate) const MAX_VERSION_CHARS: usize = 64;
 
 /// True for a strict version string (§5.4): 1–64 ASCII characters, `MAJOR.MINOR.PATCH`
 /// without leading zeros, optionally `-` and a pre-release of `[0-9A-Za-z.-]`.
-pub fn is_strict_version(s: &str) -> bool {
+pub(crate) fn is_strict_version(s: &str) -> bool {
     if s.is_empty() || s.len() > MAX_VERSION_CHARS || !s.is_ascii() {
         return false;
     }
@@ -31,7 +31,7 @@ fn is_number(part: &str) -> bool {
 
 /// The re-export hint appended to an `InvalidManifest` message when `writer_version` is a
 /// strict version different from [`READER_VERSION`] (§5.7); empty otherwise.
-pub fn reexport_hint(writer_version: Option<&str>) -> String {
+pub(crate) fn reexport_hint(writer_version: Option<&str>) -> String {
     match writer_version {
         Some(v) if is_strict_version(v) && v != READER_VERSION => alloc::format!(
             "; written by writer version {v} (this reader is {READER_VERSION}): format 1 is not frozen, \
@@ -42,10 +42,10 @@ pub fn reexport_hint(writer_version: Option<&str>) -> String {
 }
 
 /// At most 64 characters of `s`, JSON-escaped and quoted, for messages (§9.2).
-pub fn quote_version(s: &str) -> String {
+pub(crate) fn quote_version(s: &str) -> String {
     let cut = s.char_indices().nth(MAX_VERSION_CHARS).map_or(s.len(), |(i, _)| i);
     let mut out = String::new();
-    crate::json::write_string(&mut out, s.get(..cut).unwrap_or_default());
+    crate::json::write_string(&mut out, crate::invariant::sub_str(s, ..cut));
     if cut < s.len() {
         out.push('…');
     }

@@ -27,7 +27,7 @@ impl Class {
     }
 
     /// True for the model binaries a package must hold one of (§3.3): `.elf` and `.so`.
-    pub fn is_binary(self) -> bool {
+    pub(crate) fn is_binary(self) -> bool {
         matches!(self, Class::SharedObject | Class::Elf)
     }
 }
@@ -44,14 +44,14 @@ impl fmt::Display for Class {
 }
 
 /// The last segment of a normalised path: the name a file is extracted under (§3.2).
-pub fn basename(path: &str) -> &str {
+pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The class of a normalised path from its file name's last extension, exact and
 /// case-sensitive, after a non-empty stem (§3.2.1): `.json`, `.yaml`, `.yml`, `.so`, `.elf`.
 /// `None` for anything else (`lib.so.1`, `x.JSON`, `.json`).
-pub fn classify(path: &str) -> Option<Class> {
+pub(crate) fn classify(path: &str) -> Option<Class> {
     let (stem, ext) = basename(path).rsplit_once('.')?;
     if stem.is_empty() {
         return None;
@@ -76,6 +76,6 @@ pub fn destination(path: &str, class: Class) -> String {
 }
 
 /// True for the MPK contract's file name: `mpk.json` or `<stem>_mpk.json` (§3.3.2).
-pub fn is_contract_name(name: &str) -> bool {
+pub(crate) fn is_contract_name(name: &str) -> bool {
     name == "mpk.json" || name.strip_suffix("_mpk.json").is_some_and(|stem| !stem.is_empty())
 }

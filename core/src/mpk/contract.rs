@@ -48,10 +48,9 @@ pub struct Contract {
 /// (the `config_params` counts are the registry's). That is exact, not a cut: a contract of
 /// more than `max_stages` plugins fails on the one after them, so memory is bounded by the
 /// limit, not by the file.
-pub fn parse_contract_json(
+pub(crate) fn parse_contract_json(
     bytes: &[u8],
     limits: Limits,
-    key: [u64; 2],
     registry: &Registry,
     max_stages: usize,
 ) -> Result<Value, json::Error> {
@@ -81,18 +80,24 @@ pub fn parse_contract_json(
         ("input_nodes", Keep::Shape),
         ("plugins", Keep::Items(max_stages.saturating_add(1), &plugin)),
     ];
-    json::parse_kept(bytes, limits, key, Keep::Members(&root))
+    json::parse(
+        bytes,
+        json::ParseOptions {
+            limits,
+            keep: Some(Keep::Members(&root)),
+        },
+    )
 }
 
 /// What the contract rules need of the package: the class of the extracted file at a
 /// destination (`share/model.elf`), if there is one (§3.7.4).
-pub type Files<'f> = &'f dyn Fn(&str) -> Option<Class>;
+pub(crate) type Files<'f> = &'f dyn Fn(&str) -> Option<Class>;
 
 /// Checks the contract `doc` of file `member` (§3.7) against `registry`, resolving the MLA
 /// and A65 executables among the extracted `files`. Plugins are checked in document order;
 /// each one's own rules, then the uniqueness of its name and sequence; then the sequences'
 /// contiguity.
-pub fn parse_contract(
+pub(crate) fn parse_contract(
     doc: &Value,
     member: &str,
     registry: &Registry,
@@ -425,13 +430,19 @@ mod tests {
 
     #[test]
     fn kept_contracts_give_the_rules_outcome_of_whole_ones() {
-        let (limits, key, registry) = (Limits::DEFAULT, [3, 4], Registry::DEFAULT);
+        let (limits, registry) = (
+            Limits {
+                hash_key: [3, 4],
+                ..Limits::DEFAULT
+            },
+            Registry::DEFAULT,
+        );
         let files = |dest: &str| match dest {
             "share/m.elf" => Some(Class::Elf),
             "lib/p.so" => Some(Class::SharedObject),
             _ => None,
         };
-        let mut rng = Rng(31);
+        let mut rng = Rng::new(31);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..20_000 {
             for max_stages in [1, 2, 3, 1024] {
@@ -439,7 +450,7 @@ mod tests {
                 let Ok(whole) = json::parse(doc.as_bytes(), limits) else {
                     continue;
                 };
-                let kept = parse_contract_json(doc.as_bytes(), limits, key, &registry, max_stages).unwrap();
+                let kept = parse_contract_json(doc.as_bytes(), limits, &registry, max_stages).unwrap();
                 let want = parse_contract(&whole, "mpk.json", &registry, max_stages, &files);
                 assert_eq!(
                     parse_contract(&kept, "mpk.json", &registry, max_stages, &files),

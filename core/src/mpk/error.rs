@@ -78,7 +78,7 @@ impl MpkError {
 
     /// The gzip layer failed (`spec/mpk.md` §5.2): `size_limit_exceeded` for the output
     /// bound, else `invalid_archive`; the offset is in the compressed file.
-    pub fn from_gzip(e: &GzipError) -> Self {
+    pub(crate) fn from_gzip(e: &GzipError) -> Self {
         let kind = if e.kind() == "LimitExceeded" {
             MpkKind::SizeLimitExceeded
         } else {
@@ -88,7 +88,7 @@ impl MpkError {
     }
 
     /// The tar layer failed (`spec/mpk.md` §5.2); the offset is in the tar stream.
-    pub fn from_tar(e: &TarError) -> Self {
+    pub(crate) fn from_tar(e: &TarError) -> Self {
         let kind = if e.reason.is_limit() {
             MpkKind::SizeLimitExceeded
         } else {
@@ -102,7 +102,7 @@ impl MpkError {
     /// An entry path failed `spec/mpk.md` §2 (§5.2): traversal-class rules are
     /// `path_traversal`, the rest `invalid_archive`; so is invalid UTF-8, as the MPK loader
     /// classes it (§3.1 step 2).
-    pub fn from_path(e: &PathError, entry: &str, header_offset: u64) -> Self {
+    pub(crate) fn from_path(e: &PathError, entry: &str, header_offset: u64) -> Self {
         let kind = if e.reason.is_traversal() && e.reason != PathReason::InvalidUtf8 {
             MpkKind::PathTraversal
         } else {
@@ -124,7 +124,7 @@ impl MpkError {
     }
 
     /// A typed read failed in a JSON document (§3).
-    pub fn from_field(e: &FieldError, member: &str) -> Self {
+    pub(crate) fn from_field(e: &FieldError, member: &str) -> Self {
         MpkError::at_value(MpkKind::SchemaError, e.problem.to_string(), e, member)
     }
 

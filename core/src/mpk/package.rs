@@ -259,6 +259,7 @@ impl PackageCheck {
         let limits = Limits {
             max_bytes: usize::try_from(self.limits.max_total_json_bytes).unwrap_or(usize::MAX),
             max_depth: self.limits.max_json_depth,
+            hash_key: self.hash_key,
         };
         let err = |e: json::Error| json_error(&e, &cur.path);
         // §3.3.1: every JSON file is checked. Only the contract is built into a value, and
@@ -267,7 +268,7 @@ impl PackageCheck {
         let max_stages = self.limits.max_stages;
         let name = basename(&cur.path);
         if is_contract_name(name) {
-            let doc = parse_contract_json(&buf, limits, self.hash_key, &self.registry, max_stages).map_err(err)?;
+            let doc = parse_contract_json(&buf, limits, &self.registry, max_stages).map_err(err)?;
             match self.contract {
                 None => self.contract = Some((cur.path, doc)),
                 Some(_) => {
@@ -277,7 +278,7 @@ impl PackageCheck {
                 }
             }
         } else if name == PIPELINE_FILE {
-            let verdict = read_pipelines(&buf, limits, self.hash_key, &self.registry, max_stages).map_err(err)?;
+            let verdict = read_pipelines(&buf, limits, &self.registry, max_stages).map_err(err)?;
             // The rules name the file `pipeline_sequence.json`; the package names its path.
             let verdict = verdict.map_err(|mut e| {
                 e.location.member = Some(cur.path.clone());
@@ -285,7 +286,7 @@ impl PackageCheck {
             });
             self.pipelines = Some((cur.path, verdict));
         } else {
-            json::validate_keyed(&buf, limits, self.hash_key).map_err(err)?;
+            json::validate(&buf, limits).map_err(err)?;
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ use super::package::{Decision, Package, PackageCheck};
 use super::registry::Registry;
 use crate::Location;
 use crate::gzip::{GzStep, GzipDecoder};
+use crate::invariant;
 use crate::tar::{Discard, EntrySink, Event, TarLimits, TarReader, check_room};
 
 /// Why feeding stopped: the package was rejected, or the sink failed.
@@ -54,11 +55,11 @@ impl MpkInflate {
         // outcome is the same whether the file comes whole or in pieces (§6.2).
         let allowed = self.max_archive_bytes.saturating_sub(self.fed);
         let take = usize::try_from(allowed).map_or(input.len(), |a| a.min(input.len()));
-        let (within, beyond) = input.split_at_checked(take).unwrap_or((input, &[]));
+        let (within, beyond) = invariant::some_or(input.split_at_checked(take), (input, &[]));
         self.fed = self.fed.saturating_add(u64::try_from(within.len()).unwrap_or(u64::MAX));
         let mut pos = 0usize;
         loop {
-            let rest = within.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(within, pos..);
             let (used, step) = self.gz.step(rest).map_err(|e| MpkError::from_gzip(&e))?;
             pos += used;
             match step {
@@ -109,7 +110,7 @@ impl MpkEntries {
     pub fn feed<S: EntrySink>(&mut self, chunk: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         let mut pos = 0usize;
         loop {
-            let rest = chunk.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(chunk, pos..);
             let (used, event) = self.tar.step(rest).map_err(|e| MpkError::from_tar(&e))?;
             pos += used;
             match event {

@@ -91,7 +91,7 @@ impl MvbError {
     }
 
     /// A tar-layer failure (`spec/mvb.md` §4.1).
-    pub fn from_tar(e: &TarError) -> Self {
+    pub(crate) fn from_tar(e: &TarError) -> Self {
         let kind = if e.reason.is_limit() {
             MvbKind::LimitExceeded
         } else {
@@ -104,7 +104,7 @@ impl MvbError {
 
     /// A path failure of `spec/mpk.md` §2 at `location`: the entry, and its header's offset
     /// when it was read from an archive (`spec/mvb.md` §4.3.3).
-    pub fn from_path(e: &PathError, location: Location) -> Self {
+    pub(crate) fn from_path(e: &PathError, location: Location) -> Self {
         let kind = if e.reason.is_traversal() {
             MvbKind::PathTraversal
         } else {
@@ -114,7 +114,7 @@ impl MvbError {
     }
 
     /// A schema failure in the JSON document `member` (`.mvb.json`, `manifest.json`).
-    pub fn from_field(kind: MvbKind, e: &FieldError, member: &str) -> Self {
+    pub(crate) fn from_field(kind: MvbKind, e: &FieldError, member: &str) -> Self {
         let location = Location::path(e.path.clone(), e.offset as u64).in_member(member);
         MvbError::owned(kind, alloc::format!("{}", e.problem), location)
     }

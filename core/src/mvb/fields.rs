@@ -12,13 +12,13 @@ fn decimal(s: &str) -> Option<u64> {
 }
 
 /// `MAJOR.MINOR` of canonical decimals (`spec/mvb.md` §3.2), as (major, minor).
-pub fn major_minor(s: &str) -> Option<(u64, u64)> {
+pub(crate) fn major_minor(s: &str) -> Option<(u64, u64)> {
     let (a, b) = s.split_once('.')?;
     Some((decimal(a)?, decimal(b)?))
 }
 
 /// `MAJOR.MINOR.PATCH` of canonical decimals (`spec/mvb.md` §1.2), as its major.
-pub fn schema_major(s: &str) -> Option<u64> {
+pub(crate) fn schema_major(s: &str) -> Option<u64> {
     let (a, rest) = s.split_once('.')?;
     let (b, c) = rest.split_once('.')?;
     decimal(b)?;
@@ -27,13 +27,13 @@ pub fn schema_major(s: &str) -> Option<u64> {
 }
 
 /// 64 lowercase hexadecimal digits (`spec/mvb.md` §1.2).
-pub fn is_sha256_hex(s: &str) -> bool {
+pub(crate) fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// A bundle id (`spec/mvb.md` §1.3): at most 200 bytes, one normalised path segment,
 /// not `.mvb.json`.
-pub fn is_bundle_id(s: &str) -> bool {
+pub(crate) fn is_bundle_id(s: &str) -> bool {
     s.len() <= 200
         && !s.contains('/')
         && s != ".mvb.json"
@@ -71,7 +71,7 @@ fn days_in_month(y: u64, m: u64) -> u64 {
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, year 1970..9999, a real date, seconds 00..59, as
 /// whole seconds since the epoch (`spec/mvb.md` §1.2; the fraction is dropped, §2.3).
-pub fn rfc3339_utc(s: &str) -> Option<u64> {
+pub(crate) fn rfc3339_utc(s: &str) -> Option<u64> {
     let b = s.as_bytes();
     let fixed = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
     if b.len() < 20 || fixed.iter().any(|&(i, c)| b.get(i) != Some(&c)) || b.last() != Some(&b'Z') {
@@ -102,7 +102,7 @@ pub fn rfc3339_utc(s: &str) -> Option<u64> {
     Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec)
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the epoch (inverse of [`rfc3339_utc`]).
+/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the epoch (inverse of `rfc3339_utc`).
 pub fn format_rfc3339_utc(secs: u64) -> String {
     let days = secs / 86_400;
     let rem = secs % 86_400;

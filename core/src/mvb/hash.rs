@@ -2,11 +2,12 @@
 //! payload files, sorted by path.
 
 use crate::digest::{ChunkDigest, hex};
+use crate::invariant;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 /// The algorithm name of §1.4, as the manifest and marker state it.
-pub const ALGORITHM: &str = "sha256-of-sorted-sha256-lines";
+pub(crate) const ALGORITHM: &str = "sha256-of-sorted-sha256-lines";
 
 /// The `covers` text for a payload root without trailing slash (`spec/mvb.md` §1.2).
 pub fn covers(payload_root: &str) -> String {
@@ -28,5 +29,6 @@ where
         d.update(path.as_bytes());
         d.update(b"\n");
     }
-    d.finish().sha256.map(|s| hex(&s)).unwrap_or_default()
+    // SHA-256 was asked for.
+    invariant::some(d.finish().sha256.map(|s| hex(&s)))
 }

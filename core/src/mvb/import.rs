@@ -10,6 +10,7 @@ use super::marker::{MARKER, Marker};
 use crate::Location;
 use crate::archive_path::{PathLimits, PathSet, SetError, normalize};
 use crate::digest::{ChunkDigest, hex};
+use crate::invariant;
 use crate::json::Value;
 use crate::tar::reader::{Entry, lossy_name};
 use crate::tar::{Discard, EntryKind, EntrySink, Event, TarLimits, TarReader, check_room};
@@ -200,7 +201,7 @@ impl ImportValidator {
     fn feed_inner<S: EntrySink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Failure<S::Error>> {
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(input, pos..);
             let (used, event) = self.tar.step(rest).map_err(|e| MvbError::from_tar(&e))?;
             pos += used;
             match event {
@@ -236,8 +237,9 @@ impl ImportValidator {
         } else {
             None
         };
-        // The raw entry path is `<bundle_id>/<path>`, UTF-8 in normal form (§4.3.3).
-        let dest = core::str::from_utf8(&e.path).unwrap_or_default();
+        // The raw entry path is `<bundle_id>/<path>`, UTF-8 in normal form (§4.3.3), as
+        // `file_rules` has checked.
+        let dest = invariant::some(core::str::from_utf8(&e.path).ok());
         fits_below(sink, dest.len(), e)?;
         sink.begin(dest, e.size).map_err(Failure::Sink)?;
         self.current = Some(Current::File {
@@ -382,7 +384,7 @@ impl ImportValidator {
                 self.files.push(FileRecord {
                     path,
                     size: d.len,
-                    sha256: d.sha256.unwrap_or_default(),
+                    sha256: invariant::some(d.sha256),
                     data_offset,
                 });
             }
@@ -444,7 +446,7 @@ impl ImportValidator {
             marker,
             manifest,
             files: self.files,
-            tar_sha256: self.file_digest.finish().sha256.unwrap_or_default(),
+            tar_sha256: invariant::some(self.file_digest.finish().sha256),
             tar_len: summary.input_len,
             bundle_hash: hash,
         })

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 pub const MANIFEST: &str = "manifest.json";
 
 /// JSON nesting allowed in `manifest.json`.
-pub const MANIFEST_DEPTH: usize = 64;
+pub(crate) const MANIFEST_DEPTH: usize = 64;
 
 /// One `inventory.files[]` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct InventoryFile {
 /// `inventory.bundle_hash` (§1.2, §1.4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BundleHash {
-    /// Always [`ALGORITHM`].
+    /// Always `ALGORITHM`.
     pub algorithm: String,
     /// Lowercase hex SHA-256.
     pub value: String,
@@ -39,7 +39,7 @@ pub struct BundleHash {
 }
 
 /// The fields of `manifest.json` that mvb relies on (§1.2), the members they come from as
-/// kept by [`json::parse_kept`], and the document's bytes for the import rewrite (§6.3).
+/// kept by [`json::parse`] with a [`json::Keep`] schema, and the document's bytes for the import rewrite (§6.3).
 #[derive(Clone, Debug)]
 pub struct Manifest {
     /// `schema_version` (major 1).
@@ -58,7 +58,7 @@ pub struct Manifest {
     pub date_archived: String,
     /// `archive.date_archived` in whole seconds since the epoch (the tar mtime, §2.3).
     pub mtime: u64,
-    /// The members of §1.2 as [`json::parse_kept`] keeps them (with their offsets, for
+    /// The members of §1.2 as [`json::parse`] keeps them (with their offsets, for
     /// locations); every other member is checked and dropped (§1.2, memory).
     pub fields: Value,
     /// The document's bytes, which the import rewrite streams from (§6.3).
@@ -217,7 +217,7 @@ fn inventory_files(
 
 /// Offset in the parsed JSON document `doc` of the value at member path `names`, then
 /// array element `index` (locations of marker and manifest values, §9).
-pub fn value_offset(doc: &Value, names: &[&str], index: Option<usize>) -> Option<u64> {
+pub(crate) fn value_offset(doc: &Value, names: &[&str], index: Option<usize>) -> Option<u64> {
     let mut v = doc;
     for name in names {
         v = v.get(name)?;
@@ -233,7 +233,7 @@ pub fn value_offset(doc: &Value, names: &[&str], index: Option<usize>) -> Option
 
 /// Parses `manifest.json` strictly, keeping only the members §1.2 reads (§1.2, memory):
 /// `inventory.files` keeps at most `max_entries + 1` elements, enough for its count rule.
-fn parse_fields(bytes: &[u8], limits: Limits, key: [u64; 2], max_entries: u64) -> Result<Value, MvbError> {
+fn parse_fields(bytes: &[u8], limits: Limits, max_entries: u64) -> Result<Value, MvbError> {
     use Keep::{Items, Members, Shape};
     let entry = [("path", Shape), ("size", Shape), ("sha256", Shape)];
     let file = Members(&entry);
@@ -254,7 +254,8 @@ fn parse_fields(bytes: &[u8], limits: Limits, key: [u64; 2], max_entries: u64) -
         ("inventory", Members(&inventory)),
         ("archive", Members(&archive)),
     ];
-    json::parse_kept(bytes, limits, key, Members(&root)).map_err(|e| MvbError::from_json(&e, MANIFEST))
+    let keep = Some(Members(&root));
+    json::parse(bytes, json::ParseOptions { limits, keep }).map_err(|e| MvbError::from_json(&e, MANIFEST))
 }
 
 impl Manifest {
@@ -288,8 +289,9 @@ impl Manifest {
         let json_limits = Limits {
             max_bytes: usize::try_from(limits.max_manifest_bytes).unwrap_or(usize::MAX),
             max_depth: MANIFEST_DEPTH,
+            hash_key: key,
         };
-        let kept = parse_fields(bytes, json_limits, key, limits.max_entries)?;
+        let kept = parse_fields(bytes, json_limits, limits.max_entries)?;
         let root = Cursor::root(&kept, "manifest");
         // §1.2: a rule failure is `InvalidManifest`; the inventory count is a limit (§4.7).
         let bad = |e: FieldError| {
@@ -351,8 +353,9 @@ impl Manifest {
         let limits = Limits {
             max_bytes: self.text.len(),
             max_depth: MANIFEST_DEPTH,
+            hash_key: key,
         };
-        json::canonical_with_members(&self.text, limits, key, &["archive"], set)
+        json::canonical_with_members(&self.text, limits, &["archive"], set)
             .map_err(|e| MvbError::from_json(&e, MANIFEST))
     }
 

@@ -14,13 +14,13 @@ pub const MARKER: &str = ".mvb.json";
 pub const FORMAT_VERSION: &str = "1.2";
 
 /// The container major version import requires (§3.2).
-pub const FORMAT_MAJOR: u64 = 1;
+pub(crate) const FORMAT_MAJOR: u64 = 1;
 
 /// The tool family named in `written_by` (§3.1).
-pub const WRITTEN_BY: &str = "darsay";
+pub(crate) const WRITTEN_BY: &str = "darsay";
 
 /// JSON nesting allowed in the marker (§3.2).
-pub const MARKER_DEPTH: usize = 16;
+pub(crate) const MARKER_DEPTH: usize = 16;
 
 /// The marker's fields (§3.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,12 +96,13 @@ impl Marker {
 
     /// [`Marker::parse`], also returning the parsed JSON document, whose value offsets
     /// locate a disagreement with the manifest (§4.2, §4.4).
-    pub fn parse_document(bytes: &[u8], max_bytes: u64, key: [u64; 2]) -> Result<(Marker, Value), MvbError> {
+    pub(crate) fn parse_document(bytes: &[u8], max_bytes: u64, key: [u64; 2]) -> Result<(Marker, Value), MvbError> {
         let limits = Limits {
             max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
             max_depth: MARKER_DEPTH,
+            hash_key: key,
         };
-        let doc = json::parse_keyed(bytes, limits, key).map_err(|e| MvbError::from_json(&e, MARKER))?;
+        let doc = json::parse(bytes, limits).map_err(|e| MvbError::from_json(&e, MARKER))?;
         let root = Cursor::root(&doc, "marker");
         let version = root.field("mvb_format_version").map_err(bad)?;
         let format_version = String::from(version.str().map_err(bad)?);

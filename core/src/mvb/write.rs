@@ -7,7 +7,7 @@ use crate::tar::{FileMeta, Flavor, WriteError, file_header};
 use alloc::vec::Vec;
 
 /// The metadata of every entry (§2.3): mode 0644, uid/gid 0, mtime `date_archived`.
-pub fn meta(mtime: u64) -> FileMeta {
+pub(crate) fn meta(mtime: u64) -> FileMeta {
     FileMeta {
         mode: 0o644,
         mtime,

@@ -20,7 +20,7 @@ fn sextet(c: u8) -> Option<u32> {
 
 /// Decodes canonical padded base64; `None` for any other text (wrong length, characters
 /// outside the alphabet, misplaced padding, non-zero unused bits).
-pub fn decode(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     if !bytes.len().is_multiple_of(4) {
         return None;
@@ -50,7 +50,7 @@ pub fn decode(text: &str) -> Option<Vec<u8>> {
 }
 
 /// Encodes `bytes` as canonical padded base64.
-pub fn encode(bytes: &[u8]) -> String {
+pub(crate) fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [

@@ -64,7 +64,12 @@ impl Error {
     }
 
     /// A failure at a manifest path with an optional file offset.
-    pub fn at_path(kind: ErrorKind, path: String, offset: Option<u64>, message: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn at_path(
+        kind: ErrorKind,
+        path: String,
+        offset: Option<u64>,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Error {
             kind,
             message: message.into(),
@@ -85,7 +90,7 @@ impl Error {
     }
 
     /// A typed-read failure reported with the given kind.
-    pub fn field_as(kind: ErrorKind, e: FieldError) -> Self {
+    pub(crate) fn field_as(kind: ErrorKind, e: FieldError) -> Self {
         let message = match e.problem {
             Problem::Rule(r) => Cow::Borrowed(r),
             p => Cow::Owned(alloc::format!("{p}")),
@@ -132,3 +137,5 @@ impl fmt::Display for Error {
         write!(f, "{}", self.rejection())
     }
 }
+
+impl core::error::Error for Error {}

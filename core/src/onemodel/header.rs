@@ -9,16 +9,16 @@ pub const MAGIC: [u8; 8] = [0x8F, b'O', b'N', b'E', b'M', b'O', b'D', b'L'];
 /// Header size in bytes.
 pub const HEADER_LEN: u64 = 64;
 /// The only format version this library reads and writes.
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 /// Largest value any u64 header field may hold (2^63 − 1).
-pub const MAX_FIELD: u64 = i64::MAX as u64;
+pub(crate) const MAX_FIELD: u64 = i64::MAX as u64;
 /// Tensor and data alignment in bytes.
-pub const ALIGN: u64 = 64;
+pub(crate) const ALIGN: u64 = 64;
 
 /// The header's fields after every check of §1.1 has passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// Always [`FORMAT_VERSION`].
+    /// Always `FORMAT_VERSION`.
     pub format_version: u64,
     /// Manifest length in bytes; the manifest starts at offset 64.
     pub manifest_length: u64,
@@ -31,7 +31,7 @@ pub struct Header {
 }
 
 /// `n` rounded up to a multiple of 64, `None` on overflow.
-pub fn align_up(n: u64) -> Option<u64> {
+pub(crate) fn align_up(n: u64) -> Option<u64> {
     n.checked_add(ALIGN - 1).map(|v| v & !(ALIGN - 1))
 }
 
@@ -45,14 +45,14 @@ fn u64_at(bytes: &[u8], offset: usize) -> u64 {
 
 /// Reads and checks the header of `file` in exactly the order of §1.1 (checks 1–11),
 /// `max_manifest` being the reader's manifest size limit.
-pub fn read(file: &[u8], max_manifest: u64) -> Result<Header, Error> {
+pub(crate) fn read(file: &[u8], max_manifest: u64) -> Result<Header, Error> {
     let h = fields(file, u64::try_from(file.len()).unwrap_or(u64::MAX), max_manifest)?;
     padding(file, &h)?;
     Ok(h)
 }
 
 /// Checks 1–10 of §1.1, in order, over `head`, the first bytes of a file of `real` bytes:
-/// everything but the padding, which only the bytes up to `data_offset` hold ([`padding`]).
+/// everything but the padding, which only the bytes up to `data_offset` hold (`padding`).
 /// `head` holds at least the first 64 bytes, or the whole file when it is shorter; a shorter
 /// `head` is OutOfRange at field `header` (the bytes given are not the file's).
 pub fn fields(head: &[u8], real: u64, max_manifest: u64) -> Result<Header, Error> {
@@ -159,7 +159,7 @@ pub fn fields(head: &[u8], real: u64, max_manifest: u64) -> Result<Header, Error
 /// end and `data_offset` is zero. `head` holds at least the file's first `data_offset` bytes;
 /// a shorter one is OutOfRange at field `data_offset` (the bytes given end before the data
 /// region).
-pub fn padding(head: &[u8], h: &Header) -> Result<(), Error> {
+pub(crate) fn padding(head: &[u8], h: &Header) -> Result<(), Error> {
     let manifest_end = HEADER_LEN.saturating_add(h.manifest_length);
     let pad_start = usize::try_from(manifest_end).unwrap_or(usize::MAX);
     let pad_end = usize::try_from(h.data_offset).unwrap_or(usize::MAX);
@@ -183,7 +183,7 @@ pub fn padding(head: &[u8], h: &Header) -> Result<(), Error> {
 }
 
 /// The 64 header bytes for these field values (§1.1), reserved bytes zero.
-pub fn encode(h: &Header) -> [u8; 64] {
+pub(crate) fn encode(h: &Header) -> [u8; 64] {
     let mut out = [0u8; 64];
     let fields = [
         h.format_version,

@@ -293,7 +293,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The Model table (§2.1).
-    pub fn model(&self, c: &Cursor<'_, '_>) -> R<Model<'a>> {
+    pub(crate) fn model(&self, c: &Cursor<'_, '_>) -> R<Model<'a>> {
         let [
             ir_version,
             opsets_f,
@@ -426,7 +426,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The Tensor table (§2.5): dtype, dims, count, then `data` (a view) or `strings`.
-    pub fn tensor(&self, c: &Cursor<'_, '_>) -> R<Tensor<'a>> {
+    pub(crate) fn tensor(&self, c: &Cursor<'_, '_>) -> R<Tensor<'a>> {
         let [name, dtype, dims_f, doc, data_f, strings_f, metadata_f] = c.fields(TENSOR).map_err(fe)?;
         let name = self.opt_name(&name)?;
         let dtype = code(&dtype.req().map_err(fe)?, tensor::is_tensor_dtype, "unsupported dtype")?;
@@ -518,7 +518,7 @@ impl<'a> Reader<'a> {
     /// Type (§2.7) at nesting level `depth`, read without recursion (§3.3): down through
     /// `sequence`, `optional` and `map` wrappers to the tensor type at the bottom, members
     /// in table order at each level, then wrapped back up.
-    pub fn ty(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Type> {
+    pub(crate) fn ty(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Type> {
         let mut wrappers: Vec<(String, TypeKind)> = Vec::new();
         // The path of a wrapped type, built only when there is a wrapper.
         let mut segs: Vec<Seg> = Vec::new();

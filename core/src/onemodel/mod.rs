@@ -1,32 +1,34 @@
 //! OneModel v1 (`spec/onemodel.md`): a 64-byte header, a strict JSON manifest and 64-byte
 //! aligned tensor bytes, read from a byte slice with every tensor a view of it.
 //!
-//! - [`header`]: the header and its checks against the real length (§1.1).
+//! - `header`: the header and its checks against the real length (§1.1).
 //! - `manifest` (private): the manifest tables (§2), read from the strict parser's tape.
-//! - [`tensor`]: dtype table, element counts, ranges (§2.5).
-//! - [`names`]: name resolution and stable dependency order (§3.1).
-//! - [`writer`]: the deterministic writer (§4); [`layout`]: a written file as pieces, its
+//! - `tensor`: dtype table, element counts, ranges (§2.5).
+//! - `names`: name resolution and stable dependency order (§3.1).
+//! - `writer`: the deterministic writer (§4); [`layout`]: a written file as pieces, its
 //!   tensors' bytes where they are (in memory or in a file), for writers of large files.
-//! - [`model`]: the in-memory model; [`error`]: the four failure kinds (§3.2).
+//! - `model`: the in-memory model; `error`: the four failure kinds (§3.2).
 
-pub mod base64;
-pub mod error;
-pub mod header;
-pub mod layout;
-mod manifest;
-pub mod model;
-pub mod names;
-mod region;
-pub mod tensor;
+pub(crate) mod base64;
+pub(crate) mod error;
+pub(crate) mod header;
+pub(crate) mod layout;
+pub(crate) mod manifest;
+pub(crate) mod model;
+pub(crate) mod names;
+pub(crate) mod region;
+pub(crate) mod tensor;
 pub(crate) mod unique;
-pub mod writer;
+pub(crate) mod writer;
 
 pub use error::{Error, ErrorKind};
-pub use header::{Header, MAGIC};
+pub use header::{HEADER_LEN, Header, MAGIC, fields as read_header};
 pub use layout::{Layout, Piece};
 pub use model::*;
+pub use names::resolve;
 use region::Region;
-pub use writer::write;
+pub use tensor::{DEFAULT_MAX_TENSOR_BYTES, dtype_name};
+pub use writer::{assemble, layout, write};
 
 use crate::json;
 
@@ -180,6 +182,7 @@ impl<'a> Parts<'a> {
         let json = json::Limits {
             max_bytes: at(max_manifest(limits)),
             max_depth: limits.max_json_depth,
+            hash_key: limits.hash_key,
         };
         Ok(Parts { manifest, data, json })
     }
@@ -187,7 +190,7 @@ impl<'a> Parts<'a> {
     /// The manifest through the strict parser's tape (§3.4), the tables and name
     /// resolution, with the first failure in reading order (§3.2).
     fn read(&self, limits: Limits) -> Result<Model<'a>, Error> {
-        let tape = manifest::Tape::parse(self.manifest, self.json, limits.hash_key).map_err(Error::json)?;
+        let tape = manifest::Tape::parse(self.manifest, self.json).map_err(Error::json)?;
         let reader = manifest::Reader {
             text: tape.text(),
             data: self.data,

@@ -13,6 +13,7 @@
 use super::error::{Error, ErrorKind, manifest_offset};
 use super::manifest::{Seg, Val, locate, normal_domain, render, same};
 use super::model::{AttrValue, Attribute, Function, Graph, Model, Node, TypedName};
+use crate::invariant;
 use crate::unique;
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
@@ -387,7 +388,7 @@ fn kahn(n: usize, edges: &[(usize, usize)]) -> Result<Vec<usize>, usize> {
         }
     }
     for i in 0..n {
-        let prev = start.get(i).copied().unwrap_or(0);
+        let prev = invariant::item(&start, i);
         if let Some(s) = start.get_mut(i + 1) {
             *s += prev;
         }
@@ -411,11 +412,8 @@ fn kahn(n: usize, edges: &[(usize, usize)]) -> Result<Vec<usize>, usize> {
     let mut order = Vec::with_capacity(n);
     while let Some(Reverse(i)) = ready.pop() {
         order.push(i);
-        let (lo, hi) = (
-            start.get(i).copied().unwrap_or(0),
-            start.get(i + 1).copied().unwrap_or(0),
-        );
-        for &to in succ.get(lo..hi).unwrap_or_default() {
+        let (lo, hi) = (invariant::item(&start, i), invariant::item(&start, i + 1));
+        for &to in invariant::sub(&succ, lo..hi) {
             if let Some(d) = indegree.get_mut(to) {
                 *d -= 1;
                 if *d == 0 {
@@ -427,7 +425,8 @@ fn kahn(n: usize, edges: &[(usize, usize)]) -> Result<Vec<usize>, usize> {
     if order.len() == n {
         Ok(order)
     } else {
-        Err(indegree.iter().position(|&d| d > 0).unwrap_or(0))
+        // Fewer than `n` placed: a cycle's nodes keep an in-degree.
+        Err(invariant::some(indegree.iter().position(|&d| d > 0)))
     }
 }
 
@@ -464,7 +463,8 @@ fn reorder<'a>(
             top.at = at;
             let inner = subgraph(&mut top.nodes, &mut top.defaults, at).map(|g| core::mem::take(&mut g.nodes));
             stack.push(Reorder {
-                nodes: inner.unwrap_or_default(),
+                // `next_subgraph` found the subgraph at `at`.
+                nodes: invariant::some(inner),
                 defaults: Vec::new(),
                 at: (0, 0, 0),
             });
@@ -565,13 +565,8 @@ mod tests {
     /// is what `stable_order` returns for such graphs without it.
     #[test]
     fn forward_edges_keep_file_order_in_the_heap_too() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % u64::try_from(bound).unwrap()).unwrap()
-        };
+        let mut rng = crate::test_docs::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |bound: usize| rng.below(bound);
         for n in 2..40 {
             let edges: alloc::vec::Vec<(usize, usize)> = (0..next(3 * n))
                 .map(|_| {

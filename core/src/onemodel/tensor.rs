@@ -7,18 +7,18 @@ use super::error::ErrorKind;
 use super::header::ALIGN;
 
 /// ONNX `TensorProto.DataType` code of the string type (stored as `strings`, §2.5).
-pub const STRING: u8 = 8;
+pub(crate) const STRING: u8 = 8;
 /// Element counts must stay below this (§2.5, §3.2).
-pub const MAX_ELEMENTS: u64 = 1 << 60;
+pub(crate) const MAX_ELEMENTS: u64 = 1 << 60;
 /// The default of `Limits::max_tensor_bytes` (§2.5): the largest tensor seed 002's C#
 /// library reads, so that files written under the default stay readable there.
 pub const DEFAULT_MAX_TENSOR_BYTES: u64 = (1 << 31) - 1;
 /// Largest `max_tensor_bytes` that means anything: a tensor's `length` is at most 2^63 − 1
 /// (§2.5 rule 1); a larger bound acts as this one.
-pub const MAX_TENSOR_BYTES_BOUND: u64 = i64::MAX as u64;
+pub(crate) const MAX_TENSOR_BYTES_BOUND: u64 = i64::MAX as u64;
 
 /// Bits per element of dtype `code` (§2.5 table); `None` for 0, 8 (string) and unknown codes.
-pub fn bits(code: u8) -> Option<u64> {
+pub(crate) fn bits(code: u8) -> Option<u64> {
     match code {
         1 | 6 | 12 => Some(32),
         2 | 3 | 9 | 17..=20 | 24 => Some(8),
@@ -69,13 +69,13 @@ pub fn dtype_name(code: u8) -> Option<&'static str> {
 }
 
 /// True for a dtype a tensor may have: a fixed-size code or 8 (string).
-pub fn is_tensor_dtype(code: u8) -> bool {
+pub(crate) fn is_tensor_dtype(code: u8) -> bool {
     code == STRING || bits(code).is_some()
 }
 
 /// The element count of `dims` (0 when any dimension is 0), or `LimitExceeded` when the
 /// product reaches 2^60 (checked as it grows, so it never overflows; §2.5).
-pub fn element_count(dims: &[u64]) -> Result<u64, ErrorKind> {
+pub(crate) fn element_count(dims: &[u64]) -> Result<u64, ErrorKind> {
     if dims.contains(&0) {
         return Ok(0);
     }
@@ -91,14 +91,14 @@ pub fn element_count(dims: &[u64]) -> Result<u64, ErrorKind> {
 
 /// Bytes that `count` elements of `bits` bits take: ceil(count × bits / 8). Cannot overflow
 /// for count < 2^60 and bits ≤ 128 in 128-bit arithmetic.
-pub fn byte_length(count: u64, bits: u64) -> u128 {
+pub(crate) fn byte_length(count: u64, bits: u64) -> u128 {
     (u128::from(count) * u128::from(bits)).div_ceil(8)
 }
 
 /// Why a tensor's size is refused (§2.5 rules 2 and 2a): over the reader's bound, or over
 /// what this platform can address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizeError {
+pub(crate) enum SizeError {
     /// Rule 2: the byte length is over `max_tensor_bytes` (Unsupported).
     TooLarge,
     /// Rule 2a: the byte length does not fit a `usize` (LimitExceeded; 32-bit targets).
@@ -107,7 +107,7 @@ pub enum SizeError {
 
 impl SizeError {
     /// The kind §2.5 gives the failure.
-    pub fn kind(self) -> ErrorKind {
+    pub(crate) fn kind(self) -> ErrorKind {
         match self {
             SizeError::TooLarge => ErrorKind::Unsupported,
             SizeError::Unaddressable => ErrorKind::LimitExceeded,
@@ -115,7 +115,7 @@ impl SizeError {
     }
 
     /// The failure's message; rule 2's names the option that raises the bound.
-    pub fn message(self) -> &'static str {
+    pub(crate) fn message(self) -> &'static str {
         match self {
             SizeError::TooLarge => {
                 "tensor larger than max_tensor_bytes (by default 2^31 - 1; set it with --max-tensor-bytes)"
@@ -128,7 +128,7 @@ impl SizeError {
 /// The byte length of `count` elements of `bits` bits (§2.5): Unsupported over
 /// `max_bytes` (rule 2; a bound above 2^63 − 1 acts as 2^63 − 1), LimitExceeded over
 /// `usize::MAX` (rule 2a), so a length is never truncated where `usize` has 32 bits.
-pub fn size(count: u64, bits: u64, max_bytes: u64) -> Result<u64, SizeError> {
+pub(crate) fn size(count: u64, bits: u64, max_bytes: u64) -> Result<u64, SizeError> {
     size_within(count, bits, max_bytes, u64::try_from(usize::MAX).unwrap_or(u64::MAX))
 }
 
@@ -146,7 +146,7 @@ fn size_within(count: u64, bits: u64, max_bytes: u64, addressable: u64) -> Resul
 
 /// Which rule of §2.5's `data` list a range breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RangeError {
+pub(crate) enum RangeError {
     /// Rules 2 and 2a: the expected length is over `max_tensor_bytes` or unaddressable.
     Size(SizeError),
     /// Rule 3: `length` differs from ceil(count × bits / 8) (OutOfRange).
@@ -160,7 +160,7 @@ pub enum RangeError {
 /// Checks a tensor's `data` (offset and length, both ≤ 2^63 − 1) against its dtype bits,
 /// element count, the size bound `max_bytes` and the data region length (§2.5 rules 2–5,
 /// in order), returning the range within the data region.
-pub fn check_range(
+pub(crate) fn check_range(
     bits: u64,
     count: u64,
     offset: u64,

@@ -2,12 +2,12 @@
 //! serialised `ModelProto` into the same [`crate::onemodel::Model`] a OneModel file gives,
 //! [`write_model`] serialises one back. `wire` holds the protobuf primitives.
 
-mod nested;
-pub mod read;
+pub(crate) mod nested;
+pub(crate) mod read;
 pub mod wire;
-pub mod write;
+pub(crate) mod write;
 
-pub use read::{ExternalError, ExternalRef, Resolver, read_model, read_model_with};
+pub use read::{ExternalError, ExternalRef, ReadOptions, Resolver, read_model};
 pub use write::{Data, Written, write_model, write_parts};
 
 use crate::onemodel::{Error, Limits, Model, names};

@@ -9,6 +9,7 @@
 
 use super::read::{Decoder, R, Seg};
 use super::wire::{Field, Fields, Value};
+use crate::invariant;
 use crate::onemodel::error::ErrorKind;
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
@@ -485,20 +486,16 @@ impl<'a> Decoder<'_> {
         if !a.ref_name.is_empty() {
             // A reference has no value (§2.4, which §6.2 applies to ONNX): any value field,
             // even the one its type selects, is Malformed rather than dropped.
-            if field_of
-                .iter()
-                .skip(1)
-                .any(|&n| s.present.get(n).copied().unwrap_or(false))
-            {
+            if field_of.iter().skip(1).any(|&n| invariant::item(&s.present, n)) {
                 return Err(self.error(ErrorKind::Malformed, base, "a reference attribute has no value"));
             }
             return Ok(a);
         }
-        let own = field_of.get(usize::from(code)).copied().unwrap_or(0);
+        let own = invariant::item(&field_of, usize::from(code));
         if field_of
             .iter()
             .skip(1)
-            .any(|&n| n != own && s.present.get(n).copied().unwrap_or(false))
+            .any(|&n| n != own && invariant::item(&s.present, n))
         {
             return Err(self.error(
                 ErrorKind::Malformed,

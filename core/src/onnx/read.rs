@@ -6,6 +6,7 @@
 //! input. Failures use OneModel's four kinds with a path such as `onnx.graph.node[3]`.
 
 use super::wire::{Field, Fields, Value, WireError};
+use crate::invariant;
 use crate::onemodel::Limits;
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
@@ -92,30 +93,34 @@ pub(super) struct Decoder<'r> {
     resolver: Option<&'r mut Resolver<'r>>,
 }
 
-/// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6) under `limits`' nesting and
-/// tensor size bounds (`max_nesting`, `max_tensor_bytes`; the others are the manifest's).
-/// Tensors with `raw_data` are views of `bytes`; typed fields (`float_data`, …) are
-/// converted to `raw_data` layout. Tensors kept in external files are `Unsupported` here
-/// ([`read_model_with`] takes a resolver for them). Names are not resolved: call
-/// [`crate::onemodel::names::resolve`].
-pub fn read_model(bytes: &[u8], limits: Limits) -> R<Model<'_>> {
-    let mut d = Decoder {
-        path: Vec::new(),
-        max_nesting: limits.max_nesting,
-        max_tensor_bytes: limits.max_tensor_bytes,
-        resolver: None,
-    };
-    d.model(bytes, 0)
+/// How [`read_model`] reads: under which limits, and how it places tensors kept in external
+/// files (§6.2). A [`Limits`] converts into the options without a resolver.
+pub struct ReadOptions<'r> {
+    /// The nesting and tensor size bounds (`max_nesting`, `max_tensor_bytes`; the others are
+    /// the manifest's).
+    pub limits: Limits,
+    /// `None`: a tensor kept in an external file is `Unsupported`. A resolver: each becomes
+    /// a range of the file the resolver numbers ([`TensorData::File`]), never read here.
+    pub resolver: Option<&'r mut Resolver<'r>>,
 }
 
-/// [`read_model`] with a resolver for tensors kept in external files (§6.2): each becomes
-/// a range of the file the resolver numbers ([`TensorData::File`]), never read here.
-pub fn read_model_with<'a, 'r>(bytes: &'a [u8], limits: Limits, resolver: &'r mut Resolver<'r>) -> R<Model<'a>> {
+impl From<Limits> for ReadOptions<'_> {
+    fn from(limits: Limits) -> Self {
+        ReadOptions { limits, resolver: None }
+    }
+}
+
+/// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6) under the options' limits,
+/// external tensors placed by their resolver. Tensors with `raw_data` are views of `bytes`;
+/// typed fields (`float_data`, …) are converted to `raw_data` layout. Names are not
+/// resolved: call [`crate::onemodel::resolve`].
+pub fn read_model<'a, 'r>(bytes: &'a [u8], options: impl Into<ReadOptions<'r>>) -> R<Model<'a>> {
+    let ReadOptions { limits, resolver } = options.into();
     let mut d = Decoder {
         path: Vec::new(),
         max_nesting: limits.max_nesting,
         max_tensor_bytes: limits.max_tensor_bytes,
-        resolver: Some(resolver),
+        resolver,
     };
     d.model(bytes, 0)
 }
@@ -225,7 +230,7 @@ impl Decoder<'_> {
             (Value::Len(b), _) if b.len() % width == 0 => {
                 for c in b.chunks_exact(width) {
                     let mut w = [0u8; 8];
-                    w.get_mut(..width).unwrap_or_default().copy_from_slice(c);
+                    invariant::sub_mut(&mut w, ..width).copy_from_slice(c);
                     out.push(u64::from_le_bytes(w));
                 }
             }
@@ -311,12 +316,12 @@ impl Decoder<'_> {
         // The manifest rules of §2.1 and §2.8, so a converted model is one OneModel accepts:
         // located at the second operator set's field, or at the function's.
         if let Some(i) = unique::duplicate_opset(&m.opsets) {
-            let at = opset_at.get(i).copied().unwrap_or(base);
+            let at = invariant::some_or(opset_at.get(i).copied(), base);
             return Err(self.located(Seg::Index("opset_import", i), at, SECOND_OPSET));
         }
         let duplicate = unique::duplicate_function(&m.functions);
         for (i, f) in m.functions.iter().enumerate() {
-            let at = function_at.get(i).copied().unwrap_or(base);
+            let at = invariant::some_or(function_at.get(i).copied(), base);
             if unique::duplicate_opset(&f.opsets).is_some() {
                 return Err(self.located(Seg::Index("functions", i), at, SECOND_OPSET));
             }
@@ -546,7 +551,7 @@ impl Decoder<'_> {
         match code {
             1 | 14 => f32s
                 .iter()
-                .for_each(|v| out.extend_from_slice(v.to_le_bytes().get(..4).unwrap_or_default())),
+                .for_each(|v| out.extend_from_slice(invariant::sub(&v.to_le_bytes(), ..4))),
             11 | 15 => f64s.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
             7 => i64s.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
             12 => {
@@ -568,7 +573,7 @@ impl Decoder<'_> {
                         return Err(range());
                     }
                     let le = v.to_le_bytes();
-                    out.extend_from_slice(le.get(..usize::try_from(width / 8).unwrap_or(4)).unwrap_or_default());
+                    out.extend_from_slice(invariant::sub(&le, ..usize::try_from(width / 8).unwrap_or(4)));
                 }
             }
         }

@@ -1,11 +1,15 @@
 //! The protobuf wire format, bounded (`spec/onemodel.md` §6.1): varints of at most 10 bytes,
 //! field keys with a valid field number and wire type (0, 1, 2 or 5; groups and the
 //! undefined types 6 and 7 are rejected), and length-delimited payloads checked against the
-//! bytes that remain before they are sliced. Nothing is allocated here.
+//! bytes that remain before they are sliced. Nothing is allocated here. The reader is the
+//! ONNX reader's own; the three writers ([`put_varint`], [`put_key`], [`put_len`]) are public
+//! for tools and tests that build protobuf inputs.
+
+use crate::invariant;
 
 /// A wire-level failure: what is wrong, at which absolute byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WireError {
+pub(crate) struct WireError {
     /// Absolute offset of the offending byte.
     pub offset: usize,
     /// What is wrong.
@@ -14,7 +18,7 @@ pub struct WireError {
 
 /// A field's payload by wire type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value<'a> {
+pub(crate) enum Value<'a> {
     /// Wire type 0.
     Varint(u64),
     /// Wire type 1 (fixed64, double).
@@ -27,7 +31,7 @@ pub enum Value<'a> {
 
 /// One field: its number, payload, and the absolute offsets of its key and payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field<'a> {
+pub(crate) struct Field<'a> {
     /// Field number (1 ..= 2^29 − 1).
     pub number: u32,
     /// The payload.
@@ -40,7 +44,7 @@ pub struct Field<'a> {
 
 /// Reads a varint at `pos` of `buf`; returns the value and the position after it.
 /// At most 10 bytes, and the 10th may only carry the top bit of a u64.
-pub fn varint(buf: &[u8], pos: usize, base: usize) -> Result<(u64, usize), WireError> {
+pub(crate) fn varint(buf: &[u8], pos: usize, base: usize) -> Result<(u64, usize), WireError> {
     let mut v: u64 = 0;
     for i in 0..10 {
         let at = pos + i;
@@ -68,7 +72,7 @@ pub fn varint(buf: &[u8], pos: usize, base: usize) -> Result<(u64, usize), WireE
 }
 
 /// The fields of one message, in order. `base` is the absolute offset of `buf[0]`.
-pub struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     buf: &'a [u8],
     pos: usize,
     base: usize,
@@ -76,7 +80,7 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// Iterates the fields of the message `buf`, which starts at absolute offset `base`.
-    pub fn new(buf: &'a [u8], base: usize) -> Self {
+    pub(crate) fn new(buf: &'a [u8], base: usize) -> Self {
         Fields { buf, pos: 0, base }
     }
 
@@ -118,7 +122,7 @@ impl<'a> Fields<'a> {
                     return Err(bad("length runs past the end of the message"));
                 };
                 self.pos = next + len;
-                Value::Len(self.buf.get(next..next + len).unwrap_or_default())
+                Value::Len(invariant::sub(self.buf, next..next + len))
             }
             5 => Value::Fixed32(u32::from_le_bytes(self.fixed::<4>(start)?)),
             3 | 4 => return Err(bad("wire type 3 or 4 (group): not an ONNX model")),

@@ -20,22 +20,22 @@ use alloc::vec::Vec;
 
 /// Largest ONNX file the writer produces: protobuf caps a serialised message at 2 GiB − 1
 /// bytes (`spec/onemodel.md` §6.3).
-pub const MAX_ONNX_BYTES: u64 = (1 << 31) - 1;
+pub(crate) const MAX_ONNX_BYTES: u64 = (1 << 31) - 1;
 
 /// Initializers of at least this many bytes go to the data file when the writer writes
 /// external data: the default `size_threshold` of the onnx package's `save_model` (§6.3).
-pub const EXTERNAL_THRESHOLD: u64 = 1024;
+pub(crate) const EXTERNAL_THRESHOLD: u64 = 1024;
 
 /// Where the writer puts tensor bytes (§6.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Data<'s> {
     /// Every tensor in the model file.
     Inline,
-    /// Each initializer of at least [`EXTERNAL_THRESHOLD`] bytes in one data file, named
+    /// Each initializer of at least `EXTERNAL_THRESHOLD` bytes in one data file, named
     /// in the model by this `location` (a path relative to the model's folder), at an
     /// offset that is a multiple of 64.
     External(&'s str),
-    /// [`Data::Inline`] when the model file fits [`MAX_ONNX_BYTES`], else
+    /// [`Data::Inline`] when the model file fits `MAX_ONNX_BYTES`, else
     /// [`Data::External`] with this location.
     Auto(&'s str),
 }
@@ -63,7 +63,7 @@ pub fn write_model(model: &Model<'_>) -> Result<Vec<u8>, Error> {
 /// (`spec/onemodel.md` §6.3). Tensors that share bytes in a OneModel file (§1.3) are each
 /// written in full, so what that adds is capped as the OneModel writer caps it
 /// (`Limits::max_shared_data`, §4): over it, LimitExceeded at `model` before anything is
-/// laid out. A model file over [`MAX_ONNX_BYTES`], which no ONNX reader takes, is
+/// laid out. A model file over `MAX_ONNX_BYTES`, which no ONNX reader takes, is
 /// LimitExceeded at `model` too; [`Data::Auto`] first moves the initializers to the data
 /// file. The ONNX writer makes no other check: reading its output back applies §6.2.
 pub fn write_parts<'t>(model: &'t Model<'_>, data: Data<'_>, limits: Limits) -> Result<Written<'t>, Error> {

@@ -205,7 +205,7 @@ pub enum TarReason {
 
 impl TarReason {
     /// True for a reader limit rather than malformed input (`spec/mpk.md` §5).
-    pub fn is_limit(self) -> bool {
+    pub(crate) fn is_limit(self) -> bool {
         matches!(self, TarReason::MetaTooLarge)
     }
 }

@@ -2,6 +2,7 @@
 //! (`spec/mpk.md` §1.1).
 
 use super::error::{Field, TarReason};
+use crate::invariant;
 
 /// Size of a tar block.
 pub const BLOCK: usize = 512;
@@ -13,7 +14,7 @@ const GNU_MAGIC: &[u8; 8] = b"ustar  \x00";
 /// Offset of the magic field.
 pub const MAGIC_OFFSET: usize = 257;
 /// Offset of the typeflag byte.
-pub const TYPEFLAG_OFFSET: usize = 156;
+pub(crate) const TYPEFLAG_OFFSET: usize = 156;
 
 /// Which header dialect a block uses (`spec/mpk.md` §1.1.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +48,7 @@ pub enum EntryKind {
 
 impl EntryKind {
     /// True for the types whose data other readers skip: they must have size 0 (§1.1.7).
-    pub fn must_be_empty(self) -> bool {
+    pub(crate) fn must_be_empty(self) -> bool {
         !matches!(self, EntryKind::Regular | EntryKind::Other(_))
     }
 
@@ -68,7 +69,7 @@ impl EntryKind {
 
 /// The typeflag of a block, meta types included (`spec/mpk.md` §1.1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TypeFlag {
+pub(crate) enum TypeFlag {
     /// An entry proper.
     Entry(EntryKind),
     /// `x`: PAX extended header for the next entry.
@@ -87,7 +88,7 @@ pub enum TypeFlag {
 
 impl TypeFlag {
     /// Maps the typeflag byte (`spec/mpk.md` §1.1.6).
-    pub fn from_byte(b: u8) -> TypeFlag {
+    pub(crate) fn from_byte(b: u8) -> TypeFlag {
         match b {
             b'0' | 0 => TypeFlag::Entry(EntryKind::Regular),
             b'1' => TypeFlag::Entry(EntryKind::HardLink),
@@ -109,7 +110,7 @@ impl TypeFlag {
 
 /// A header block that passed every check of §1.1. Names borrow the block.
 #[derive(Clone, Copy, Debug)]
-pub struct Header<'a> {
+pub(crate) struct Header<'a> {
     /// ustar or GNU.
     pub dialect: Dialect,
     /// The typeflag.
@@ -137,16 +138,16 @@ pub struct Header<'a> {
 }
 
 /// A header error: the reason and the offset inside the block.
-pub type HeaderError = (TarReason, usize);
+pub(crate) type HeaderError = (TarReason, usize);
 
 /// True when every byte of the block is zero (§1.4.2).
-pub fn is_zero_block(block: &[u8]) -> bool {
+pub(crate) fn is_zero_block(block: &[u8]) -> bool {
     all_nul(block)
 }
 
 /// Parses a header block, checking checksum first, then magic, numbers and names
 /// (`spec/mpk.md` §1.1). Errors carry the offset inside the block.
-pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
+pub(crate) fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
     check_checksum(block)?;
     let magic = field_bytes(block, MAGIC_OFFSET, 8);
     // spec/mpk.md §1.1.2: ustar or GNU magic only.
@@ -157,7 +158,7 @@ pub fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, HeaderError> {
     } else {
         return Err((TarReason::BadMagic, MAGIC_OFFSET));
     };
-    let typeflag = block.get(TYPEFLAG_OFFSET).copied().unwrap_or(0);
+    let typeflag = invariant::item(block, TYPEFLAG_OFFSET);
     let flag = TypeFlag::from_byte(typeflag);
     let prefix = match dialect {
         Dialect::Ustar => name(block, Field::Prefix)?,
@@ -193,8 +194,8 @@ fn check_checksum(block: &[u8; BLOCK]) -> Result<(), HeaderError> {
     // Octal only: GNU tar reads the checksum as octal and skips a header whose checksum is
     // base-256, then reads the entry's data as headers (two readers, two archives).
     let stored = octal(field_bytes(block, start, len)).map_err(|r| (r.reason(Field::Checksum), start))?;
-    let before = block.get(..start).unwrap_or_default();
-    let after = block.get(start + len..).unwrap_or_default();
+    let before = invariant::sub(block, ..start);
+    let after = invariant::sub(block, start + len..);
     // The checksum field itself counts as spaces, one per byte of its length.
     let spaces = u64::from(b' ').saturating_mul(u64::try_from(len).unwrap_or(u64::MAX));
     let computed = u64::from(byte_sum(before))
@@ -217,8 +218,9 @@ fn all_nul(bytes: &[u8]) -> bool {
     bytes.iter().fold(0u8, |acc, &b| acc | b) == 0
 }
 
+/// The bytes of the field at `start` (a constant of the header layout, §1.1.1).
 fn field_bytes(block: &[u8; BLOCK], start: usize, len: usize) -> &[u8] {
-    block.get(start..start + len).unwrap_or_default()
+    invariant::sub(block, start..start + len)
 }
 
 /// §1.1.5: a name field up to its first NUL; only NULs may follow.
@@ -252,7 +254,7 @@ fn number(block: &[u8; BLOCK], field: Field) -> Result<u64, HeaderError> {
 
 /// Why a numeric field is invalid, before the field is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NumberError {
+pub(crate) enum NumberError {
     /// Not well-formed.
     Bad,
     /// Negative base-256.
@@ -272,9 +274,9 @@ impl NumberError {
 }
 
 /// Parses one numeric field's bytes as octal or base-256 (`spec/mpk.md` §1.1.4).
-pub fn parse_number(bytes: &[u8]) -> Result<u64, NumberError> {
+pub(crate) fn parse_number(bytes: &[u8]) -> Result<u64, NumberError> {
     match bytes.first() {
-        Some(0x80) => base256(bytes.get(1..).unwrap_or_default()),
+        Some(0x80) => base256(invariant::sub(bytes, 1..)),
         Some(0xff) => Err(NumberError::Negative),
         Some(b) if b & 0x80 != 0 => Err(NumberError::Bad),
         _ => octal(bytes),
@@ -295,7 +297,7 @@ fn base256(digits: &[u8]) -> Result<u64, NumberError> {
 /// Leading spaces, at least one octal digit, then only NULs and spaces (§1.1.4); one pass.
 fn octal(bytes: &[u8]) -> Result<u64, NumberError> {
     let lead = bytes.iter().take_while(|&&b| b == b' ').count();
-    let rest = bytes.get(lead..).unwrap_or_default();
+    let rest = invariant::sub(bytes, lead..);
     let mut value: u64 = 0;
     let mut overflow = false;
     let mut digits = 0;
@@ -313,7 +315,7 @@ fn octal(bytes: &[u8]) -> Result<u64, NumberError> {
         return Err(NumberError::Bad);
     }
     // The terminator and what follows: NULs and spaces only.
-    let tail = rest.get(digits..).unwrap_or_default();
+    let tail = invariant::sub(rest, digits..);
     if tail.iter().any(|&b| b != 0 && b != b' ') {
         return Err(NumberError::Bad);
     }

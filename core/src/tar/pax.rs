@@ -1,11 +1,12 @@
 //! PAX extended header records (`spec/mpk.md` §1.2).
 
 use super::error::{PaxKey, TarReason};
+use crate::invariant;
 use alloc::vec::Vec;
 
 /// What a PAX extended header says about the next entry (`spec/mpk.md` §1.2.3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PaxOverrides {
+pub(crate) struct PaxOverrides {
     /// `path`, raw bytes.
     pub path: Option<Vec<u8>>,
     /// `linkpath`, raw bytes.
@@ -15,10 +16,10 @@ pub struct PaxOverrides {
 }
 
 /// A PAX failure: the reason and the offset of the record in the header's data.
-pub type PaxError = (TarReason, usize);
+pub(crate) type PaxError = (TarReason, usize);
 
 /// Most records one extended header may hold (`spec/mpk.md` §1.2.1).
-pub const MAX_RECORDS: usize = 64;
+pub(crate) const MAX_RECORDS: usize = 64;
 
 /// One record: key, value and its offset in the data.
 struct Record<'a> {
@@ -28,7 +29,7 @@ struct Record<'a> {
 }
 
 /// Parses an `x` header's data (`spec/mpk.md` §1.2.1 to §1.2.3).
-pub fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
+pub(crate) fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
     let mut out = PaxOverrides::default();
     let mut seen: Vec<&[u8]> = Vec::new();
     for record in Records::new(data) {
@@ -49,7 +50,7 @@ pub fn parse_extended(data: &[u8]) -> Result<PaxOverrides, PaxError> {
 }
 
 /// Parses a `g` header's data: only `comment` is allowed (`spec/mpk.md` §1.2.4).
-pub fn parse_global(data: &[u8]) -> Result<(), PaxError> {
+pub(crate) fn parse_global(data: &[u8]) -> Result<(), PaxError> {
     for record in Records::new(data) {
         let r = record?;
         if r.key != b"comment" {
@@ -104,7 +105,7 @@ const I64_MAX: u64 = i64::MAX as u64;
 fn is_time(v: &[u8]) -> bool {
     let v = v.strip_prefix(b"-").unwrap_or(v);
     let (seconds, fraction) = match v.iter().position(|&b| b == b'.') {
-        Some(dot) => (v.get(..dot).unwrap_or_default(), v.get(dot + 1..)),
+        Some(dot) => (invariant::sub(v, ..dot), v.get(dot + 1..)),
         None => (v, None),
     };
     let fraction_ok = fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
@@ -112,7 +113,7 @@ fn is_time(v: &[u8]) -> bool {
 }
 
 /// A canonical decimal: digits only, no leading zero except `0` itself, fits u64.
-pub fn decimal(s: &[u8]) -> Option<u64> {
+pub(crate) fn decimal(s: &[u8]) -> Option<u64> {
     if s.is_empty() || (s.len() > 1 && s.first() == Some(&b'0')) {
         return None;
     }
@@ -158,7 +159,8 @@ impl<'a> Records<'a> {
         if key.is_empty() || key.contains(&0) {
             return Err(bad);
         }
-        let value = value.get(1..).unwrap_or_default();
+        // `value` starts with the `=`.
+        let value = invariant::sub(value, 1..);
         Ok((
             Record {
                 key,

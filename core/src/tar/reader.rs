@@ -3,6 +3,7 @@
 use super::error::{TarError, TarReason};
 use super::header::{self, BLOCK, Dialect, EntryKind, Header, TYPEFLAG_OFFSET, TypeFlag};
 use super::pax::{self, PaxOverrides};
+use crate::invariant;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -258,14 +259,14 @@ impl TarReader {
     fn step_inner<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Event<'a>), TarError> {
         let mut pos = 0usize;
         loop {
-            let rest = input.get(pos..).unwrap_or_default();
+            let rest = invariant::sub(input, pos..);
             match self.phase.clone() {
                 Phase::Data { remaining, pad } => {
                     if rest.is_empty() {
                         return Ok((pos, Event::NeedInput));
                     }
                     let n = usize::try_from(remaining).unwrap_or(usize::MAX).min(rest.len());
-                    let chunk = rest.get(..n).unwrap_or_default();
+                    let chunk = invariant::sub(rest, ..n);
                     self.offset += to_u64(n);
                     let remaining = remaining - to_u64(n);
                     self.phase = if remaining == 0 {
@@ -391,7 +392,10 @@ impl TarReader {
             MetaKind::LongLink => self.pending.long_link.is_some(),
             // §1.4.1: a global header between a meta entry and its entry.
             MetaKind::Global if !self.pending.is_empty() => {
-                return Err(TarError::new(TarReason::DanglingMeta, self.pending.start.unwrap_or(at)));
+                return Err(TarError::new(
+                    TarReason::DanglingMeta,
+                    invariant::some_or(self.pending.start, at),
+                ));
             }
             MetaKind::Global => false,
         };
@@ -439,7 +443,7 @@ impl TarReader {
         start: u64,
     ) -> Result<usize, TarError> {
         let n = usize::try_from(remaining).unwrap_or(usize::MAX).min(rest.len());
-        self.meta_buf.extend_from_slice(rest.get(..n).unwrap_or_default());
+        self.meta_buf.extend_from_slice(invariant::sub(rest, ..n));
         self.offset += to_u64(n);
         let remaining = remaining - to_u64(n);
         if remaining > 0 {
@@ -483,13 +487,23 @@ impl TarReader {
         self.global_at = None;
         let pax = pending.pax.unwrap_or_default();
         let (path, path_source) = match (pax.path, pending.long_name) {
-            (Some(_), Some(_)) => return Err(TarError::new(TarReason::ConflictingMeta, pending.start.unwrap_or(at))),
+            (Some(_), Some(_)) => {
+                return Err(TarError::new(
+                    TarReason::ConflictingMeta,
+                    invariant::some_or(pending.start, at),
+                ));
+            }
             (Some(p), None) => (p, PathSource::Pax),
             (None, Some(p)) => (p, PathSource::GnuLongName),
             (None, None) => (header_path(h), PathSource::Header),
         };
         let link = match (pax.linkpath, pending.long_link) {
-            (Some(_), Some(_)) => return Err(TarError::new(TarReason::ConflictingMeta, pending.start.unwrap_or(at))),
+            (Some(_), Some(_)) => {
+                return Err(TarError::new(
+                    TarReason::ConflictingMeta,
+                    invariant::some_or(pending.start, at),
+                ));
+            }
             (Some(l), None) | (None, Some(l)) => l,
             (None, None) => Vec::from(h.linkname),
         };
@@ -548,7 +562,7 @@ fn header_path(h: &Header<'_>) -> Vec<u8> {
 /// §1.3.1: the name up to a NUL followed only by NULs (or the end); non-empty.
 fn long_name(mut data: Vec<u8>, start: u64) -> Result<Vec<u8>, TarError> {
     let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-    if let Some(i) = data.get(end..).unwrap_or_default().iter().position(|&b| b != 0) {
+    if let Some(i) = invariant::sub(&data, end..).iter().position(|&b| b != 0) {
         return Err(TarError::new(TarReason::LongNameHiddenBytes, start + to_u64(end + i)));
     }
     if end == 0 {
@@ -560,7 +574,7 @@ fn long_name(mut data: Vec<u8>, start: u64) -> Result<Vec<u8>, TarError> {
 
 /// An entry name for error messages: lossy UTF-8 of at most `ERROR_NAME_BYTES` (256) bytes, control
 /// characters escaped (`\n`, `\u{0}`), so a hostile name cannot inject lines into output.
-pub fn lossy_name(path: &[u8]) -> String {
+pub(crate) fn lossy_name(path: &[u8]) -> String {
     let cut = path.get(..ERROR_NAME_BYTES).unwrap_or(path);
     let text = String::from_utf8_lossy(cut);
     let mut out = String::with_capacity(text.len());
@@ -599,7 +613,7 @@ pub struct Entries<'a> {
 impl<'a> Entries<'a> {
     fn next_inner(&mut self) -> Result<Option<(Entry, &'a [u8])>, TarError> {
         loop {
-            let rest = self.tar.get(self.pos..).unwrap_or_default();
+            let rest = invariant::sub(self.tar, self.pos..);
             let (used, event) = self.reader.step(rest)?;
             self.pos += used;
             match event {
@@ -608,7 +622,7 @@ impl<'a> Entries<'a> {
                 Event::EntryEnd => {
                     if let Some(e) = self.current.take() {
                         let start = usize::try_from(e.data_offset).unwrap_or(usize::MAX);
-                        let data = self.tar.get(start..self.pos).unwrap_or_default();
+                        let data = invariant::sub(self.tar, start..self.pos);
                         return Ok(Some((e, data)));
                     }
                 }

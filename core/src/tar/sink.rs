@@ -33,7 +33,7 @@ pub trait EntrySink {
 /// The rule of `spec/mpk.md` §6.5 for every format: a destination path of `len` bytes
 /// must fit in [`EntrySink::max_path_bytes`]; otherwise the detail of the rejection, which
 /// the format reports with its limit kind at the entry.
-pub fn check_room<S: EntrySink + ?Sized>(sink: &S, len: usize) -> Result<(), String> {
+pub(crate) fn check_room<S: EntrySink + ?Sized>(sink: &S, len: usize) -> Result<(), String> {
     let room = sink.max_path_bytes();
     if len <= room {
         return Ok(());
@@ -69,6 +69,18 @@ pub enum Failure<R, E> {
     /// The sink failed.
     Sink(E),
 }
+
+/// The rejection's or the sink's own message.
+impl<R: core::fmt::Display, E: core::fmt::Display> core::fmt::Display for Failure<R, E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Failure::Rejected(r) => r.fmt(f),
+            Failure::Sink(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<R: core::error::Error, E: core::error::Error> core::error::Error for Failure<R, E> {}
 
 impl<R, E> From<R> for Failure<R, E> {
     fn from(e: R) -> Self {

@@ -3,6 +3,7 @@
 
 use super::error::Field;
 use super::header::{BLOCK, MAGIC_OFFSET, TYPEFLAG_OFFSET};
+use crate::invariant;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -57,6 +58,8 @@ impl fmt::Display for WriteError {
     }
 }
 
+impl core::error::Error for WriteError {}
+
 /// The GNU long-name entry's own name.
 const LONG_LINK_NAME: &[u8] = b"././@LongLink";
 
@@ -68,7 +71,7 @@ const ZEROS: [u8; BLOCK] = [0; BLOCK];
 /// The zero bytes that pad `size` bytes of data to a block boundary.
 pub fn padding(size: u64) -> &'static [u8] {
     let pad = (BLOCK as u64 - size % BLOCK as u64) % BLOCK as u64;
-    ZEROS.get(..usize::try_from(pad).unwrap_or(0)).unwrap_or_default()
+    invariant::sub(&ZEROS, ..usize::try_from(pad).unwrap_or(0))
 }
 
 /// The header block(s) of a regular file of `size` bytes at `path` (§1.6.1): with
@@ -108,7 +111,7 @@ fn split_ustar(path: &[u8]) -> Option<(&[u8], &[u8])> {
     let lo = path.len().saturating_sub(101);
     (lo..path.len().min(156))
         .filter(|&i| path.get(i) == Some(&b'/'))
-        .map(|i| (path.get(..i).unwrap_or_default(), path.get(i + 1..).unwrap_or_default()))
+        .map(|i| (invariant::sub(path, ..i), invariant::sub(path, i + 1..)))
         .find(|(p, n)| !p.is_empty() && !n.is_empty() && n.len() <= 100)
 }
 
@@ -137,7 +140,7 @@ fn block(name: &[u8], prefix: &[u8], flag: u8, size: u64, meta: &FileMeta, flavo
     put(&mut b, Field::Checksum, b"        ");
     let sum: u64 = b.iter().map(|&x| u64::from(x)).sum();
     let mut digits = [0u8; 8];
-    octal_digits(sum, digits.get_mut(..6).unwrap_or_default());
+    octal_digits(sum, invariant::sub_mut(&mut digits, ..6));
     if let Some(d) = digits.get_mut(6..8) {
         d.copy_from_slice(b"\0 ");
     }
@@ -165,7 +168,7 @@ fn put_number(b: &mut [u8; BLOCK], field: Field, value: u64) {
         .and_then(|bits| 1u64.checked_shl(bits))
         .is_none_or(|max| value < max);
     if fits {
-        octal_digits(value, dst.get_mut(..digits).unwrap_or_default());
+        octal_digits(value, invariant::sub_mut(dst, ..digits));
         if let Some(t) = dst.get_mut(digits) {
             *t = 0;
         }

@@ -8,9 +8,9 @@ use super::header::{FieldOffsets, STORED, check_common, name_index};
 use alloc::vec::Vec;
 
 /// Signature of a central directory header.
-pub const CENTRAL_SIG: u32 = 0x0201_4b50;
+pub(crate) const CENTRAL_SIG: u32 = 0x0201_4b50;
 /// Fixed length of a central header before its name.
-pub const CENTRAL_LEN: u64 = 46;
+pub(crate) const CENTRAL_LEN: u64 = 46;
 /// Unix file-type mask and the regular-file type (§2.9).
 const S_IFMT: u32 = 0o170_000;
 const S_IFREG: u32 = 0o100_000;
@@ -42,7 +42,7 @@ pub struct CentralEntry {
 
 /// Parses the whole central directory of `dir` (§2.3): exactly `dir.count` headers filling
 /// exactly `dir.size` bytes, each name from `names` and unique.
-pub fn read_central(data: &[u8], dir: &Directory, names: &[&str]) -> Result<Vec<CentralEntry>, ZipError> {
+pub(crate) fn read_central(data: &[u8], dir: &Directory, names: &[&str]) -> Result<Vec<CentralEntry>, ZipError> {
     let mut entries = Vec::new();
     // §1.2: one flag per allowed name, so duplicate detection is linear.
     let mut seen = alloc::vec![false; names.len()];

@@ -6,14 +6,20 @@ use super::error::{ZipError, ZipReason};
 use super::header::STORED;
 
 /// Optional signature of a data descriptor.
-pub const DESCRIPTOR_SIG: u32 = 0x0807_4b50;
+pub(crate) const DESCRIPTOR_SIG: u32 = 0x0807_4b50;
 
 /// Checks the descriptor of `entry` occupying exactly `len` bytes at `at` (§2.11): the
 /// length decides the form (12/16 for 32-bit sizes without/with signature, 20/24 for
 /// 64-bit sizes), the 64-bit forms are used exactly when the local header is ZIP64, an
 /// unsigned form neither follows stored data (§2.11.1) nor starts with the signature's
 /// bytes, and CRC-32 and both sizes equal the directory.
-pub fn check_descriptor(data: &[u8], at: u64, len: u64, zip64: bool, entry: &CentralEntry) -> Result<(), ZipError> {
+pub(crate) fn check_descriptor(
+    data: &[u8],
+    at: u64,
+    len: u64,
+    zip64: bool,
+    entry: &CentralEntry,
+) -> Result<(), ZipError> {
     let fail = ZipError::at(ZipReason::BadDescriptor, at).member(entry.name);
     let (signed, wide) = match (len, zip64) {
         (12, false) => (false, false),

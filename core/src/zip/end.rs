@@ -5,19 +5,19 @@ use super::bytes::{Fields, record, to_u64};
 use super::error::{ZipError, ZipReason};
 
 /// Signature of the ordinary end record.
-pub const END_SIG: u32 = 0x0605_4b50;
+pub(crate) const END_SIG: u32 = 0x0605_4b50;
 /// Signature of the ZIP64 end record.
-pub const ZIP64_END_SIG: u32 = 0x0606_4b50;
+pub(crate) const ZIP64_END_SIG: u32 = 0x0606_4b50;
 /// Signature of the ZIP64 end record locator.
-pub const LOCATOR_SIG: u32 = 0x0706_4b50;
+pub(crate) const LOCATOR_SIG: u32 = 0x0706_4b50;
 /// Length of the ordinary end record without comment.
-pub const END_LEN: u64 = 22;
+pub(crate) const END_LEN: u64 = 22;
 /// Length of the ZIP64 end record with its fixed 44-byte body.
-pub const ZIP64_END_LEN: u64 = 56;
+pub(crate) const ZIP64_END_LEN: u64 = 56;
 /// Length of the locator.
-pub const LOCATOR_LEN: u64 = 20;
+pub(crate) const LOCATOR_LEN: u64 = 20;
 /// The only accepted "size of ZIP64 end record" value: the standard fixed body (§2.2).
-pub const ZIP64_BODY: u64 = 44;
+pub(crate) const ZIP64_BODY: u64 = 44;
 
 /// Where the central directory is, from the end records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub struct Directory {
 
 /// Reads the end records of `data` (§2.1, §2.2). Checks signature, no comment, disks,
 /// counts and, with ZIP64, the locator, the fixed body and agreement.
-pub fn read_end(data: &[u8]) -> Result<Directory, ZipError> {
+pub(crate) fn read_end(data: &[u8]) -> Result<Directory, ZipError> {
     let len = to_u64(data.len());
     let at = len.checked_sub(END_LEN).ok_or(ZipError::at(ZipReason::TooShort, 0))?;
     let f = Fields(record(data, at, END_LEN, ZipReason::TooShort)?);

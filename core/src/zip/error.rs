@@ -97,7 +97,7 @@ pub enum ZipReason {
 
 impl ZipReason {
     /// True for the reasons that are resource limits rather than bad data.
-    pub fn is_limit(&self) -> bool {
+    pub(crate) fn is_limit(&self) -> bool {
         matches!(self, ZipReason::OutOfMemory | ZipReason::TooManyEntries)
             || matches!(self, ZipReason::Inflate(r) if r.is_limit())
     }
@@ -194,3 +194,5 @@ impl fmt::Display for ZipError {
         write!(f, "{} at byte {}", self.reason, self.offset)
     }
 }
+
+impl core::error::Error for ZipError {}

@@ -5,15 +5,15 @@ use super::bytes::{Fields, to_u64};
 use super::error::{ZipError, ZipReason};
 
 /// Header ID of the ZIP64 extended information extra field.
-pub const ZIP64_ID: u16 = 0x0001;
+pub(crate) const ZIP64_ID: u16 = 0x0001;
 
 /// The values a header's sentinel fields need, in ZIP order: uncompressed size, compressed
 /// size, local header offset. `true` where the header holds the sentinel.
-pub type Needs = [bool; 3];
+pub(crate) type Needs = [bool; 3];
 
 /// True when `extra` starts with a ZIP64 field: the header is a ZIP64 header and needs
 /// version 45 (§2.6). Any other content is rejected by [`zip64_values`].
-pub fn has_zip64_field(extra: &[u8]) -> bool {
+pub(crate) fn has_zip64_field(extra: &[u8]) -> bool {
     extra.len() >= 4 && Fields(extra).u16(0) == ZIP64_ID
 }
 
@@ -21,7 +21,7 @@ pub fn has_zip64_field(extra: &[u8]) -> bool {
 /// replacement values in ZIP order (§2.4). An empty extra field is the only accepted form
 /// when nothing is needed; otherwise exactly one ZIP64 field with one 8-byte value per
 /// sentinel.
-pub fn zip64_values(extra: &[u8], at: u64, needs: Needs) -> Result<[Option<u64>; 3], ZipError> {
+pub(crate) fn zip64_values(extra: &[u8], at: u64, needs: Needs) -> Result<[Option<u64>; 3], ZipError> {
     let mut out = [None; 3];
     let wanted = needs.iter().filter(|n| **n).count();
     if extra.is_empty() {

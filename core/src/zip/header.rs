@@ -4,17 +4,17 @@
 use super::error::{ZipError, ZipReason};
 
 /// Method 0: stored.
-pub const STORED: u16 = 0;
+pub(crate) const STORED: u16 = 0;
 /// Method 8: deflated.
-pub const DEFLATED: u16 = 8;
+pub(crate) const DEFLATED: u16 = 8;
 /// Flag bit 0: encrypted.
-pub const FLAG_ENCRYPTED: u16 = 1;
+pub(crate) const FLAG_ENCRYPTED: u16 = 1;
 /// Flag bits 1–2: deflate options.
-pub const FLAG_DEFLATE_OPTIONS: u16 = 0b110;
+pub(crate) const FLAG_DEFLATE_OPTIONS: u16 = 0b110;
 /// Flag bit 3: data descriptor follows the data.
-pub const FLAG_DESCRIPTOR: u16 = 1 << 3;
+pub(crate) const FLAG_DESCRIPTOR: u16 = 1 << 3;
 /// Flag bit 11: names are UTF-8.
-pub const FLAG_UTF8: u16 = 1 << 11;
+pub(crate) const FLAG_UTF8: u16 = 1 << 11;
 
 /// Offsets (in the archive) of one header's method, version and flags fields.
 #[derive(Clone, Copy)]

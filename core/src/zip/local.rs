@@ -5,11 +5,12 @@ use super::central::CentralEntry;
 use super::error::{ZipError, ZipReason};
 use super::extra::{has_zip64_field, zip64_values};
 use super::header::{FLAG_DESCRIPTOR, FieldOffsets, check_common};
+use crate::invariant;
 
 /// Signature of a local header.
-pub const LOCAL_SIG: u32 = 0x0403_4b50;
+pub(crate) const LOCAL_SIG: u32 = 0x0403_4b50;
 /// Fixed length of a local header before its name.
-pub const LOCAL_LEN: u64 = 30;
+pub(crate) const LOCAL_LEN: u64 = 30;
 
 /// Where one member's local record puts its data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +25,7 @@ pub struct LocalRecord {
 
 /// Reads and checks the local header of `entry` against it (§2.10). `names` is the name
 /// table the directory was read with.
-pub fn read_local(data: &[u8], entry: &CentralEntry, names: &[&str]) -> Result<LocalRecord, ZipError> {
+pub(crate) fn read_local(data: &[u8], entry: &CentralEntry, names: &[&str]) -> Result<LocalRecord, ZipError> {
     let at = entry.local_offset;
     let fail = |r: ZipReason, off: u64| ZipError::at(r, at.saturating_add(off)).member(entry.name);
     let f = Fields(record(data, at, LOCAL_LEN, ZipReason::BadLocalHeader).map_err(|e| e.member(entry.name))?);
@@ -38,7 +39,7 @@ pub fn read_local(data: &[u8], entry: &CentralEntry, names: &[&str]) -> Result<L
     let (name_len, extra_len) = (u64::from(f.u16(26)), u64::from(f.u16(28)));
     let name_at = at.saturating_add(LOCAL_LEN);
     let name = record(data, name_at, name_len, ZipReason::BadLocalHeader).map_err(|e| e.member(entry.name))?;
-    let expected = names.get(entry.name).map(|n| n.as_bytes()).unwrap_or_default();
+    let expected = invariant::some(names.get(entry.name).map(|n| n.as_bytes()));
     if name != expected {
         return Err(fail(ZipReason::LocalMismatch, LOCAL_LEN));
     }

@@ -7,6 +7,7 @@ use super::error::{ZipError, ZipReason};
 use super::header::{FLAG_DESCRIPTOR, STORED};
 use crate::digest::{ChunkDigest, crc32_continue};
 use crate::inflate::{MAX_CHUNK, inflate_exact};
+use crate::invariant;
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
@@ -37,7 +38,8 @@ pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, 
             at = at.saturating_add(chunk.len());
         }
         let d = digest.finish();
-        return stored_read(entry, input, d.crc32, sha256_of(d.sha256));
+        // SHA-256 was asked for.
+        return stored_read(entry, input, d.crc32, invariant::some(d.sha256));
     }
     let size = usize::try_from(entry.central.uncompressed).map_err(|_| fail(ZipReason::OutOfMemory, start))?;
     let mut out = Vec::new();
@@ -51,7 +53,8 @@ pub fn read_member<'a>(data: &'a [u8], entry: &Entry) -> Result<(Cow<'a, [u8]>, 
         out.extend_from_slice(chunk);
     })
     .map_err(|e| fail(ZipReason::Inflate(e.reason), start.saturating_add(e.offset)))?;
-    Ok((Cow::Owned(out), sha256_of(digests.sha256)))
+    // SHA-256 was asked for (`inflate_exact`'s `true`).
+    Ok((Cow::Owned(out), invariant::some(digests.sha256)))
 }
 
 /// §2.11.1: the first offset `k` of `chunk` (which starts `from` bytes into the member's data,
@@ -96,8 +99,8 @@ impl RunningCrc {
     /// The CRC-32 of `data[start..at]`, computed from where the previous call left off.
     fn up_to(&mut self, data: &[u8], start: u64, at: usize) -> u32 {
         let from = self.end.max(usize::try_from(start).unwrap_or(usize::MAX));
-        debug_assert!(from <= at, "candidates come in increasing order");
-        self.crc = crc32_continue(self.crc, data.get(from..at).unwrap_or_default());
+        // Candidates come in increasing order, within the data.
+        self.crc = crc32_continue(self.crc, invariant::sub(data, from..at));
         self.end = at;
         self.crc
     }
@@ -122,17 +125,11 @@ fn stored_read<'a>(
     Ok((Cow::Borrowed(input), sha256))
 }
 
-/// The SHA-256 of a digest that was asked for one: always there.
-fn sha256_of(sha256: Option<[u8; 32]>) -> [u8; 32] {
-    debug_assert!(sha256.is_some(), "the SHA-256 was asked for");
-    sha256.unwrap_or_default()
-}
-
 /// A stored member's bytes as they lie in the archive (method 0, so they are the member's
 /// uncompressed bytes, §2.5), neither copied nor checked; `None` for a deflated member or
 /// data outside `data`. Lets a caller look at a stored member while [`read_member`] checks
 /// the same bytes; only [`read_member`]'s result says whether they are the member.
-pub fn stored_data<'a>(data: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
+pub(crate) fn stored_data<'a>(data: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
     if entry.central.method != STORED {
         return None;
     }

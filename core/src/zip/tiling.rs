@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 /// Walks the local records in offset order and checks that local headers, data and
 /// descriptors cover `0..dir.offset` exactly, with no gap or overlap (§2.12). Returns the
 /// local record of each entry, in the entries' (central) order.
-pub fn tile(
+pub(crate) fn tile(
     data: &[u8],
     dir: &Directory,
     entries: &[CentralEntry],

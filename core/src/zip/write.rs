@@ -9,19 +9,19 @@ use super::local::{LOCAL_LEN, LOCAL_SIG};
 use alloc::vec::Vec;
 
 /// Version needed to extract written in every header (deflate, §10.2).
-pub const VERSION_NEEDED: u16 = 20;
+pub(crate) const VERSION_NEEDED: u16 = 20;
 /// Version made by: Unix (3) in the upper byte, spec version 2.0 in the lower (§10.2).
-pub const VERSION_MADE_BY: u16 = 0x0314;
+pub(crate) const VERSION_MADE_BY: u16 = 0x0314;
 /// DOS time 00:00:00.
-pub const DOS_TIME: u16 = 0;
+pub(crate) const DOS_TIME: u16 = 0;
 /// DOS date 1980-01-01: (1980 − 1980) << 9 | 1 << 5 | 1.
-pub const DOS_DATE: u16 = 0x0021;
+pub(crate) const DOS_DATE: u16 = 0x0021;
 /// External attributes: Unix regular file, mode 0600, in the upper 16 bits.
-pub const EXTERNAL_ATTRIBUTES: u32 = 0o100_600 << 16;
+pub(crate) const EXTERNAL_ATTRIBUTES: u32 = 0o100_600 << 16;
 
 /// One member as the writer lays it out.
 #[derive(Clone, Copy, Debug)]
-pub struct WriteMember<'a> {
+pub(crate) struct WriteMember<'a> {
     /// The member name (ASCII, from the caller's allowed set).
     pub name: &'a str,
     /// CRC-32 of the uncompressed bytes.
@@ -34,7 +34,7 @@ pub struct WriteMember<'a> {
 
 /// Why the record writer failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// A size, count or offset does not fit the non-ZIP64 fields (never within the
     /// version 1 ceilings).
     TooLarge,
@@ -44,7 +44,7 @@ pub enum WriteError {
 
 /// Bytes of fixed overhead for members with these name lengths: local and central
 /// headers with names, plus the end record (§10.3 reserves this before compressing).
-pub fn overhead(name_lens: impl Iterator<Item = usize>) -> u64 {
+pub(crate) fn overhead(name_lens: impl Iterator<Item = usize>) -> u64 {
     let per = name_lens.fold(0u64, |acc, n| {
         let n = u64::try_from(n).unwrap_or(u64::MAX);
         acc.saturating_add(LOCAL_LEN + CENTRAL_LEN)
@@ -55,7 +55,7 @@ pub fn overhead(name_lens: impl Iterator<Item = usize>) -> u64 {
 
 /// Writes the complete archive: local records in the given order, the central directory in
 /// the same order, the end record.
-pub fn write_archive(members: &[WriteMember<'_>]) -> Result<Vec<u8>, WriteError> {
+pub(crate) fn write_archive(members: &[WriteMember<'_>]) -> Result<Vec<u8>, WriteError> {
     let names = members.iter().map(|m| m.name.len());
     let data: usize = members
         .iter()

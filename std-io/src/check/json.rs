@@ -23,8 +23,11 @@ impl Format for Json {
     }
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
-        let limits = Limits::DEFAULT;
+        let limits = Limits {
+            hash_key: crate::hash_key(),
+            ..Limits::DEFAULT
+        };
         let bytes = read_limited(path, limits.max_bytes as u64, ErrorKind::LimitExceeded.name())?;
-        json::validate_keyed(&bytes, limits, crate::hash_key()).map_err(|e| CheckError::Rejected(e.rejection()))
+        json::validate(&bytes, limits).map_err(|e| CheckError::Rejected(e.rejection()))
     }
 }

@@ -5,7 +5,7 @@
 //! [`FORMATS`]; detection, `--format`, `--json` output and `corpus-check` follow from it.
 //!
 //! Detection ([`detect`]) takes the longest file-name suffix a format claims; a name that
-//! none claims is told by its first bytes, at most [`HEAD_LEN`] of them: a ZIP archive is an
+//! none claims is told by its first bytes, at most 64 KiB (`HEAD_LEN`) of them: a ZIP archive is an
 //! mlbundle, the OneModel magic a OneModel file, gzip whose first decoded block is a tar
 //! header an MPK package, a tar header an mvb export, and other gzip is gzip.
 
@@ -30,7 +30,7 @@ pub trait Format: Sync {
     fn kinds(&self) -> &'static [&'static str];
     /// File-name suffixes that select this format, for example `.json`.
     fn suffixes(&self) -> &'static [&'static str];
-    /// True when the file's first bytes (at most [`HEAD_LEN`]) identify this format (used
+    /// True when the file's first bytes (at most 64 KiB, `HEAD_LEN`) identify this format (used
     /// when the name does not).
     fn sniff(&self, _head: &[u8]) -> bool {
         false
@@ -62,6 +62,17 @@ pub enum CheckError {
     Io(io::Error),
 }
 
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Rejected(e) => e.fmt(f),
+            CheckError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
 impl From<io::Error> for CheckError {
     fn from(e: io::Error) -> Self {
         CheckError::Io(e)
@@ -84,7 +95,7 @@ pub static FORMATS: &[&dyn Format] = &[
 
 /// The most bytes [`detect`] reads from a file whose name tells no format: enough for a gzip
 /// header with a file name and the deflate data of a first tar block.
-pub const HEAD_LEN: usize = 64 * 1024;
+pub(crate) const HEAD_LEN: usize = 64 * 1024;
 
 /// The format named `name` (`--format`).
 pub fn by_name(name: &str) -> Option<&'static dyn Format> {
@@ -97,7 +108,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The format of `path`: the longest matching file-name suffix, then the first bytes (at
-/// most [`HEAD_LEN`]). Only a regular file is sniffed: anything else is an I/O error of kind
+/// most 64 KiB, `HEAD_LEN`). Only a regular file is sniffed: anything else is an I/O error of kind
 /// `InvalidInput`, without being opened (a FIFO would block the open).
 pub fn detect(path: &Path) -> io::Result<Option<&'static dyn Format>> {
     let name = path
@@ -142,7 +153,7 @@ fn read_head(path: &Path, buf: &mut [u8]) -> io::Result<usize> {
 /// True when `block` starts like a tar header: the ustar or GNU magic at offset 257
 /// (`spec/mpk.md` §1.1.2). Whether the header is valid is the format's check.
 pub(crate) fn is_tar(block: &[u8]) -> bool {
-    let at = modelgate_core::tar::header::MAGIC_OFFSET;
+    let at = modelgate_core::tar::MAGIC_OFFSET;
     block.get(at..at + 5) == Some(b"ustar".as_slice())
 }
 
@@ -171,7 +182,7 @@ pub(crate) fn gzip_holds_tar(head: &[u8]) -> bool {
 }
 
 /// True when `kind` is an error kind of any registered format.
-pub fn is_known_kind(kind: &str) -> bool {
+pub(crate) fn is_known_kind(kind: &str) -> bool {
     FORMATS.iter().any(|f| f.kinds().contains(&kind))
 }
 
@@ -198,13 +209,7 @@ mod tests {
     fn tar_like(magic: &[u8]) -> Vec<u8> {
         let mut t = vec![0u8; 512];
         t[257..257 + magic.len()].copy_from_slice(magic);
-        let mut x = 0x2545_f491_u32;
-        t.extend((0..200_000).map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        }));
+        t.extend(modelgate_corpus_gen::rng::pseudorandom(200_000, 0x2545_f491));
         t
     }
 

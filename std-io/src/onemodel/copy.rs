@@ -10,13 +10,13 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// The files tensors are copied from, by the numbers their [`FileRange`]s carry.
-pub trait Sources {
+pub(crate) trait Sources {
     /// File `number`, open for reading.
     fn open(&mut self, number: usize) -> io::Result<&File>;
 }
 
 /// One file, number 0: the OneModel file a model was read from by its head (§5).
-pub struct OneFile<'f>(pub &'f File);
+pub(crate) struct OneFile<'f>(pub &'f File);
 
 impl Sources for OneFile<'_> {
     fn open(&mut self, number: usize) -> io::Result<&File> {
@@ -30,7 +30,7 @@ impl Sources for OneFile<'_> {
 /// Writes `layout`'s pieces to `out` in order, tensors in files copied from `sources`;
 /// `written` is told the bytes written so far after each step of at most
 /// [`PROGRESS_CHUNK`] bytes. A source shorter than a range is an I/O error.
-pub fn write_layout(
+pub(crate) fn write_layout(
     out: &mut File,
     layout: &Layout<'_>,
     sources: &mut dyn Sources,

@@ -8,8 +8,8 @@
 
 use super::external::ExternalFile;
 use modelgate_core::json::Writer;
-use modelgate_core::onemodel::model::{AttrValue, DimValue, Graph, Tensor, TypeKind, TypedName};
-use modelgate_core::onemodel::{Header, Model, tensor};
+use modelgate_core::onemodel::{AttrValue, DimValue, Graph, Tensor, TypeKind, TypedName};
+use modelgate_core::onemodel::{Header, Model, dtype_name};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 const TOP: usize = 10;
 
 /// What the file is besides its model.
-pub enum Framing<'f> {
+pub(crate) enum Framing<'f> {
     /// A OneModel file: its header (§1.1).
     OneModel(&'f Header),
     /// An ONNX file of this many bytes and the external data files it names (§6.2).
@@ -25,7 +25,7 @@ pub enum Framing<'f> {
 }
 
 /// The description of `model` in `framing`: text, or canonical JSON when `json` is set.
-pub fn describe(model: &Model<'_>, framing: &Framing<'_>, json: bool) -> String {
+pub(crate) fn describe(model: &Model<'_>, framing: &Framing<'_>, json: bool) -> String {
     let facts = Facts::of(model);
     if json {
         facts.json(model, framing)
@@ -249,7 +249,7 @@ impl<'m> Facts<'m> {
 
 /// A dtype's ONNX name, or its code when it has none (0: not declared).
 fn dtype(code: u8) -> String {
-    tensor::dtype_name(code).map_or_else(|| format!("dtype {code}"), String::from)
+    dtype_name(code).map_or_else(|| format!("dtype {code}"), String::from)
 }
 
 /// An operator with its domain when it is not the default one.
@@ -337,7 +337,7 @@ fn typed_json(w: &mut Writer, v: &TypedName) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use modelgate_core::onemodel::model::{Attribute, Dim, Node, Type};
+    use modelgate_core::onemodel::{Attribute, Dim, Node, Type};
     use modelgate_core::onemodel::{FileRange, TensorData};
 
     fn tensor_type(elem_type: u8, dims: &[DimValue]) -> Option<Type> {

@@ -27,19 +27,6 @@ pub fn outcome(bytes: &[u8]) -> Expect<InflateReason> {
 
 // ------------------------------------------------------------ shared stream builders
 
-/// Fixed-seed xorshift64 bytes.
-pub fn pseudorandom(len: usize, mut seed: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        out.extend_from_slice(&seed.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
 /// The writer's stream for `data` (`spec/inflate.md` §4).
 pub fn written(data: &[u8]) -> Vec<u8> {
     deflate(data, usize::MAX).expect("the writer has no bound here")
@@ -453,7 +440,7 @@ pub fn multi_block() -> Stream {
 pub fn ring_wrap() -> Stream {
     let mut s = Stream::new();
     s.fixed(true);
-    for b in pseudorandom(1500, 0x5eed) {
+    for b in crate::rng::pseudorandom(1500, 0x5eed) {
         s.literal(b);
     }
     let dists = [1u16, 1500, 32768, 3001, 12345, 258, 32767, 65];

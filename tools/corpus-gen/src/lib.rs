@@ -41,6 +41,7 @@ macro_rules! cases {
     };
 }
 
+pub mod counting;
 pub mod deflate;
 pub mod gzip;
 pub mod json;
@@ -48,6 +49,7 @@ pub mod mlbundle;
 pub mod mpk;
 pub mod mvb;
 pub mod onemodel;
+pub mod rng;
 
 use modelgate_core::digest::{hex, sha256};
 

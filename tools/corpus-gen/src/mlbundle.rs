@@ -98,7 +98,7 @@ pub fn python_fixtures() -> Vec<(&'static str, &'static [u8])> {
 /// initializer `w`, the graph's output, holds runs and noise, so deflate has work of both
 /// kinds.
 pub fn model_bytes() -> Vec<u8> {
-    onnx_with_weights(&[crate::deflate::pseudorandom(600, 0x6d6c62), vec![0u8; 300]].concat())
+    onnx_with_weights(&[crate::rng::pseudorandom(600, 0x6d6c62), vec![0u8; 300]].concat())
 }
 
 /// ModelProto { ir_version 7, producer "onnx", graph { initializer w (uint8, `raw`),

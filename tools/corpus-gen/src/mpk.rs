@@ -17,9 +17,9 @@ use crate::{CorpusFile, Expected};
 use modelgate_core::digest::{hex, sha256};
 use modelgate_core::gzip::write_gzip;
 use modelgate_core::json::Writer;
-use modelgate_core::mpk::registry::EV74_KERNELS;
+use modelgate_core::mpk::EV74_KERNELS;
 use modelgate_core::mpk::{MpkKind, MpkLimits, Registry, check_extension, check_tar_gz};
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{FileMeta, Flavor, file_header};
 
 /// What a case must give.

@@ -6,9 +6,9 @@
 use crate::pax_record;
 use crate::{CorpusFile, Expected};
 use modelgate_core::digest::{hex, sha256};
-use modelgate_core::mvb::write::append_entry;
+use modelgate_core::mvb::append_entry;
 use modelgate_core::mvb::{MANIFEST, Manifest, Marker, MvbError, MvbKind, MvbLimits, bundle_hash, check_mvb, covers};
-use modelgate_core::tar::writer::{END_OF_ARCHIVE, padding};
+use modelgate_core::tar::{END_OF_ARCHIVE, padding};
 use modelgate_core::tar::{FileMeta, Flavor, file_header};
 
 /// What a case must give.

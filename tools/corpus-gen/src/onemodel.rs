@@ -3,7 +3,7 @@
 //! and the file offset) that the tests below assert through `modelgate_core::onemodel::read`.
 
 use crate::{Case, CorpusFile, Expected};
-use modelgate_core::onemodel::writer::assemble;
+use modelgate_core::onemodel::assemble;
 use modelgate_core::onemodel::*;
 
 /// What a case must give.

@@ -1,4 +1,4 @@
-//! `read_container_with` reports exactly what the serial `read_container` reports
+//! `read_container` through any join reports exactly what the serial read reports
 //! (`spec/mlbundle.md` §12.0), whatever runs the two halves of the member work (the reads,
 //! and the JSON checks): a join on one thread in either order (running the checking half
 //! first records its failures before the reading half starts, deterministically), and
@@ -10,12 +10,10 @@
 //! truncated stream) in one or two members.
 
 use modelgate_core::join::{Join, Reversed, Serial};
-use modelgate_core::mlbundle::{
-    ArchiveLimits, Container, Error, MemberName, Recipe, read_container, read_container_with,
-};
-use modelgate_corpus_gen::deflate::pseudorandom;
+use modelgate_core::mlbundle::{ArchiveLimits, Container, Error, MemberName, ReadOptions, Recipe, read_container};
 use modelgate_corpus_gen::mlbundle::zip::{Member, Zip, written};
 use modelgate_corpus_gen::mlbundle::{self, SAMPLES, SCHEMA, manifest_for};
+use modelgate_corpus_gen::rng::{Rng, pseudorandom};
 use modelgate_io::threads::Threads;
 
 /// What a read reports, comparable: the error, or the accepted members and listing.
@@ -29,18 +27,36 @@ fn same_everywhere(bytes: &[u8], what: &str) -> Result<String, Error> {
     let limits = ArchiveLimits::DEFAULT;
     let serial = outcome(read_container(bytes, &limits));
     assert_eq!(
-        outcome(read_container_with(bytes, &limits, &Serial)),
+        outcome(read_container(
+            bytes,
+            ReadOptions {
+                limits: &limits,
+                join: Serial
+            }
+        )),
         serial,
         "{what}: Serial"
     );
     assert_eq!(
-        outcome(read_container_with(bytes, &limits, &Reversed)),
+        outcome(read_container(
+            bytes,
+            ReadOptions {
+                limits: &limits,
+                join: Reversed
+            }
+        )),
         serial,
         "{what}: Reversed"
     );
     let threads = Threads { min_work: 0 };
     assert_eq!(
-        outcome(read_container_with(bytes, &limits, &threads)),
+        outcome(read_container(
+            bytes,
+            ReadOptions {
+                limits: &limits,
+                join: threads
+            }
+        )),
         serial,
         "{what}: Threads"
     );
@@ -248,7 +264,13 @@ fn the_member_work_is_one_join_when_both_halves_are_worth_it() {
                 calls: Default::default(),
                 min_work,
             };
-            let got = outcome(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &join));
+            let got = outcome(read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &ArchiveLimits::DEFAULT,
+                    join: &join,
+                },
+            ));
             assert_eq!(got, serial, "stored {stored}, min_work {min_work}");
             assert_eq!(join.calls.into_inner(), joins, "stored {stored}, min_work {min_work}");
         }
@@ -268,8 +290,22 @@ fn stored_members_are_views_of_the_archive() {
         let range = bytes.as_ptr_range();
         let reads = [
             read_container(&bytes, &limits).unwrap(),
-            read_container_with(&bytes, &limits, &Reversed).unwrap(),
-            read_container_with(&bytes, &limits, &Threads { min_work: 0 }).unwrap(),
+            read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &limits,
+                    join: Reversed,
+                },
+            )
+            .unwrap(),
+            read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &limits,
+                    join: Threads { min_work: 0 },
+                },
+            )
+            .unwrap(),
         ];
         for c in reads {
             assert_eq!(c.members.len(), 5);
@@ -356,22 +392,6 @@ fn bundle(recipe: Recipe, members: &[(&str, Vec<u8>, bool, Option<MemberFault>)]
     Zip::new(zip).build().0
 }
 
-/// A deterministic xorshift64 generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// A `structure.json` of about `len` bytes.
 fn structure(len: usize, seed: u64) -> Vec<u8> {
     let pad: String = pseudorandom(len / 2, seed).iter().map(|b| format!("{b:02x}")).collect();
@@ -384,7 +404,7 @@ fn structure(len: usize, seed: u64) -> Vec<u8> {
 #[test]
 fn random_bundles_read_the_same_through_every_join() {
     const SIZES: [usize; 10] = [0, 1, 55, 64, 128, 4096, 65_535, 65_536, 65_600, 70_000];
-    let mut rng = Rng(0x1a2b_3c4d_5e6f);
+    let mut rng = Rng::new(0x1a2b_3c4d_5e6f);
     let mut accepted = 0;
     for case in 0..60 {
         let composite = rng.below(2) == 1;
@@ -502,7 +522,13 @@ fn a_large_stored_structure_reads_the_same_through_every_join() {
             ];
             let bytes = bundle(Recipe::Standalone(MemberName::ModelCbm), &members);
             let serial = same_everywhere(&bytes, what);
-            let threads = outcome(read_container_with(&bytes, &ArchiveLimits::DEFAULT, &Threads::DEFAULT));
+            let threads = outcome(read_container(
+                &bytes,
+                ReadOptions {
+                    limits: &ArchiveLimits::DEFAULT,
+                    join: Threads::DEFAULT,
+                },
+            ));
             assert_eq!(threads, serial, "{what} {fault:?}: Threads::DEFAULT");
             accepted += usize::from(serial.is_ok());
             let expect_ok = *what == "valid" && fault.is_none();

@@ -14,9 +14,9 @@
 use modelgate_core::digest::{crc32, crc32_continue};
 use modelgate_core::inflate::{Inflater, OutputBound};
 use modelgate_core::mlbundle::{ArchiveLimits, Manifest, MemberName, Recipe, read_container, write_container};
-use modelgate_corpus_gen::deflate::pseudorandom;
 use modelgate_corpus_gen::mlbundle::zip::{Desc, Member, Zip};
 use modelgate_corpus_gen::mlbundle::{SAMPLES, SCHEMA, STRUCTURE, manifest_for};
+use modelgate_corpus_gen::rng::{Rng, pseudorandom};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -250,24 +250,6 @@ fn written(name: &str, bundles: &[Vec<u8>]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A small deterministic generator (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-}
-
 /// A random member set: a recipe, its models (empty, small, or across a 64 KiB chunk, with
 /// runs and noise), schema.json, and structure.json and samples.json or not.
 fn member_set(rng: &mut Rng) -> (Recipe, Vec<(MemberName, Vec<u8>)>) {
@@ -288,21 +270,21 @@ fn member_set(rng: &mut Rng) -> (Recipe, Vec<(MemberName, Vec<u8>)>) {
     let mut members: Vec<(MemberName, Vec<u8>)> = models
         .into_iter()
         .map(|name| {
-            let len = [0, 1, 300, 70_000][rng.below(4) as usize];
-            let mut bytes = pseudorandom(len, rng.next() | 1);
+            let len = [0, 1, 300, 70_000][rng.below(4)];
+            let mut bytes = pseudorandom(len, rng.next_u64() | 1);
             bytes.truncate(len);
             if len > 0 {
-                let run = rng.below(len as u64) as usize;
+                let run = rng.below(len);
                 bytes[..run / 4].fill(0);
             }
             (name, bytes)
         })
         .collect();
     members.push((MemberName::Schema, SCHEMA.to_vec()));
-    if rng.coin() {
+    if rng.one_in(2) {
         members.push((MemberName::Structure, STRUCTURE.to_vec()));
     }
-    if rng.coin() {
+    if rng.one_in(2) {
         members.push((MemberName::Samples, SAMPLES.to_vec()));
     }
     (recipe, members)
@@ -322,7 +304,7 @@ fn every_valid_corpus_bundle_reads_alike() {
 
 #[test]
 fn bundles_modelgate_writes_read_alike() {
-    let mut rng = Rng(0x7772_6974_6572);
+    let mut rng = Rng::new(0x7772_6974_6572);
     let bundles: Vec<Vec<u8>> = (0..16)
         .map(|_| {
             let (recipe, members) = member_set(&mut rng);
@@ -346,15 +328,15 @@ fn built_bundle(rng: &mut Rng) -> Vec<u8> {
     let mut all = vec![Member::new("manifest.json", manifest.as_bytes())];
     all.extend(refs.iter().map(|(n, b)| Member::new(n, b)));
     for m in &mut all {
-        if rng.coin() {
+        if rng.one_in(2) {
             m.method = 0;
         }
-        if rng.coin() {
-            let wide = rng.coin();
+        if rng.one_in(2) {
+            let wide = rng.one_in(2);
             m.descriptor = Some(Desc {
-                signed: m.method == 0 || rng.coin(),
+                signed: m.method == 0 || rng.one_in(2),
                 wide,
-                zero_local: rng.coin(),
+                zero_local: rng.one_in(2),
             });
             m.local_zip64 = wide;
         } else {
@@ -367,21 +349,21 @@ fn built_bundle(rng: &mut Rng) -> Vec<u8> {
     }
     let n = all.len();
     for i in (1..n).rev() {
-        all.swap(i, rng.below(i as u64 + 1) as usize);
+        all.swap(i, rng.below(i + 1));
     }
     let mut z = Zip::new(all);
     z.central_order = (0..n).collect();
     for i in (1..n).rev() {
-        z.central_order.swap(i, rng.below(i as u64 + 1) as usize);
+        z.central_order.swap(i, rng.below(i + 1));
     }
-    z.zip64_end = rng.coin();
-    z.end_sentinels = z.zip64_end && rng.coin();
+    z.zip64_end = rng.one_in(2);
+    z.end_sentinels = z.zip64_end && rng.one_in(2);
     z.build().0
 }
 
 #[test]
 fn bundles_the_corpus_builder_writes_read_alike() {
-    let mut rng = Rng(0x6275_696c_6465);
+    let mut rng = Rng::new(0x6275_696c_6465);
     let bundles: Vec<Vec<u8>> = (0..32).map(|_| built_bundle(&mut rng)).collect();
     all_read_alike(&written("builder", &bundles));
 }

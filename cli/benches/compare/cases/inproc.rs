@@ -211,7 +211,8 @@ const SAFETENSORS: &str = "safetensors deserialize (mapped)";
 fn safetensors_deserialize(st: PathBuf) -> Imp {
     Imp::new(SAFETENSORS, move || {
         in_process(|| {
-            let map = modelgate_io::mmap::load(&st, u64::MAX).unwrap_or_else(|e| fail(&format!("{e}")));
+            let map = modelgate_io::mmap::load(&st, u64::MAX, modelgate_io::mmap::Mode::Auto)
+                .unwrap_or_else(|e| fail(&format!("{e}")));
             let n = safetensors::SafeTensors::deserialize(&map)
                 .map(|t| t.len())
                 .unwrap_or_else(|e| fail(&format!("{e}")));
@@ -247,7 +248,8 @@ fn mapped_read_reference(path: &Path) -> Imp {
     let path = path.to_path_buf();
     Imp::new("reference: modelgate read (mapped)", move || {
         in_process(|| {
-            let map = modelgate_io::mmap::load(&path, u64::MAX).unwrap_or_else(|e| fail(&format!("{e}")));
+            let map = modelgate_io::mmap::load(&path, u64::MAX, modelgate_io::mmap::Mode::Auto)
+                .unwrap_or_else(|e| fail(&format!("{e}")));
             let n = onemodel::read(&map, onemodel::Limits::DEFAULT)
                 .map(|m| m.graph.nodes.len())
                 .unwrap_or_else(|e| fail(&format!("{e:?}")));
@@ -264,7 +266,8 @@ fn manifest_reference(path: &Path) -> Imp {
     let path = path.to_path_buf();
     Imp::new("reference: serde_json structs of the manifest (mapped)", move || {
         in_process(|| {
-            let map = modelgate_io::mmap::load(&path, u64::MAX).unwrap_or_else(|e| fail(&format!("{e}")));
+            let map = modelgate_io::mmap::load(&path, u64::MAX, modelgate_io::mmap::Mode::Auto)
+                .unwrap_or_else(|e| fail(&format!("{e}")));
             let n = crate::manifest_shape::read(&map)
                 .map(|m| m.nodes())
                 .unwrap_or_else(|e| fail(&e));

@@ -25,6 +25,7 @@
 //! allocated (each cost 3–5 % on the benchmark's streams, and checking the distance in
 //! the loop 4 % on the MPK stream; `cli/benches/HISTORY.md`).
 
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::vec;
 
@@ -269,7 +270,7 @@ impl Decoder {
         let written = op - out_pos;
         if stop == Stop::Starved {
             // The unused tail is shorter than one step: keep it, consume everything.
-            let rest = input.get(bits.pos..).unwrap_or_default();
+            let rest = invariant::sub(input, bits.pos..);
             self.keep(rest, &bits);
             return starved(input.len(), written, more, self.base);
         }
@@ -287,7 +288,7 @@ impl Decoder {
         if let (Some(dst), Some(src)) = (joined.get_mut(old..old + take), input.get(..take)) {
             dst.copy_from_slice(src);
         }
-        let joined = joined.get(..old + take).unwrap_or_default();
+        let joined = invariant::sub(&joined, ..old + take);
         let mut bits = Bits {
             src: joined,
             pos: 0,
@@ -300,7 +301,7 @@ impl Decoder {
         self.stash_len = 0;
         if stop == Stop::Starved {
             if take == input.len() {
-                let rest = joined.get(bits.pos..).unwrap_or_default();
+                let rest = invariant::sub(joined, bits.pos..);
                 self.keep(rest, &bits);
                 return starved(input.len(), written, more, self.base);
             }
@@ -311,7 +312,7 @@ impl Decoder {
             self.buf = bits.buf;
             self.count = bits.count;
             self.base += bits.pos as u64;
-            let rest = input.get(from..).unwrap_or_default();
+            let rest = invariant::sub(input, from..);
             let mut next = self.direct(rest, more, out, op, out_end);
             next.used += from;
             next.written += written;
@@ -629,9 +630,9 @@ impl Decoder {
             return Err(Stop::Corrupt);
         }
         let mut lens = [0u8; 286 + 30];
-        read_lengths(bits, &cl_table, lens.get_mut(..hlit + hdist).unwrap_or_default())?;
+        read_lengths(bits, &cl_table, invariant::sub_mut(&mut lens, ..hlit + hdist))?;
         let (lit_lens, dist_lens) = lens.split_at(hlit);
-        let dist_lens = dist_lens.get(..hdist).unwrap_or_default();
+        let dist_lens = invariant::sub(dist_lens, ..hdist);
         self.fixed_loaded = false;
         self.run_code = RunCode::default();
         // spec/inflate.md §2.2: over-subscribed or (beyond one code) incomplete codes.
@@ -883,8 +884,8 @@ fn value(e: u32) -> usize {
 /// checked that 8 bytes remain at `ip` (RFC 1951 §3.1.1 bit order).
 #[inline(always)]
 fn refill(src: &[u8], ip: &mut usize, bb: &mut u64, bc: &mut u32) {
-    if let Some(word) = src.get(*ip..ip.wrapping_add(8)) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+    if let Some(word) = src.get(*ip..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*word);
         *bb |= word << *bc;
         *ip += ((63 - *bc) >> 3) as usize;
         *bc |= 56;
@@ -938,12 +939,12 @@ fn single(e: u32) -> u32 {
 /// the second level if any (subtable starts are relative to the table).
 #[inline(always)]
 fn lookup(tables: &[u32], at: usize, buf: u64, root: u32) -> u32 {
-    let e = tables.get(at + low_bits(buf, root)).copied().unwrap_or(INVALID | 1);
+    let e = invariant::some_or(tables.get(at + low_bits(buf, root)).copied(), INVALID | 1);
     if e & KIND_MASK != SUBTABLE {
         return e;
     }
     let sub = low_bits(buf >> root, (e >> EXTRA_SHIFT) & 0x1F);
-    tables.get(at + value(e) + sub).copied().unwrap_or(INVALID | 1)
+    invariant::some_or(tables.get(at + value(e) + sub).copied(), INVALID | 1)
 }
 
 /// [`lookup`] that first loads what input remains; None when the code's bits are not
@@ -1182,7 +1183,7 @@ fn copy_periodic(out: &mut [u8], pos: usize, dist: usize, len: usize) {
         return;
     };
     if dist == 1 {
-        let b = out.get(src).copied().unwrap_or(0);
+        let b = invariant::item(out, src);
         if let Some(run) = out.get_mut(pos..pos + len) {
             run.fill(b);
         }
@@ -1330,7 +1331,7 @@ mod tests {
     /// default build (§10).
     #[test]
     fn engine_matches_the_miniz_engine_on_generated_streams() {
-        let mut rng = Rng(0x1951);
+        let mut rng = Rng::new(0x1951);
         for i in 0..3_000 {
             let c = case(&mut rng);
             let ours = run_engine(&c.stream, c.bound, &c.cuts);

@@ -2,6 +2,8 @@
 //! §3.2.2): one lookup of the next `root` bits gives a leaf, or a pointer to a
 //! second-level table for the few codes longer than `root` bits.
 
+use crate::invariant;
+
 /// Entry layout (a `u32`): bits 0–4 the code length to consume (bit 5 is always clear,
 /// so a 64-bit shift by the whole entry consumes the code), bits 6–8 the kind, bits
 /// 10–14 the extra bits that follow (or a subtable's index bits), bits 16–31 the value
@@ -204,7 +206,7 @@ fn fill(table: &mut [u32], root: u32, lens: &[u8], count: &[u32; 16], alphabet: 
             *n += 1;
         }
     }
-    let sorted = sorted.get(..usize::from(acc)).unwrap_or_default();
+    let sorted = invariant::sub(&sorted, ..usize::from(acc));
     let root_size = 1usize << root;
     // Codes are placed shortest first; before the codes of each longer length the
     // filled part of the table is doubled, which repeats every shorter code's entry at
@@ -239,7 +241,7 @@ fn fill(table: &mut [u32], root: u32, lens: &[u8], count: &[u32; 16], alphabet: 
 /// adds one after each code). Returns the symbol's code length.
 #[inline(always)]
 fn next_length(lens: &[u8], symbol: u16, len: u32, code: &mut u32) -> u32 {
-    let l = u32::from(lens.get(usize::from(symbol)).copied().unwrap_or(0));
+    let l = u32::from(invariant::item(lens, usize::from(symbol)));
     *code <<= l.saturating_sub(len);
     l
 }
@@ -356,19 +358,15 @@ pub(crate) fn fixed_litlen() -> [u8; 288] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_docs::Rng;
     use alloc::vec;
     use alloc::vec::Vec;
 
     /// Code lengths of a complete code over `symbols` of the 286 valid literal/length
     /// symbols, from the full tree of depth `depth` grown by splitting pseudorandom leaves
     /// (depth at most 15), its lengths given to the symbols in a pseudorandom order.
-    fn random_code(seed: &mut u64, depth: u8, symbols: usize) -> Vec<u8> {
-        let mut next = || {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            *seed
-        };
+    fn random_code(rng: &mut Rng, depth: u8, symbols: usize) -> Vec<u8> {
+        let mut next = || rng.next_u64();
         let mut leaves: Vec<u8> = vec![depth; 1 << depth];
         while leaves.len() < symbols {
             let i = (next() % leaves.len() as u64) as usize;
@@ -396,11 +394,11 @@ mod tests {
     /// entry gives.
     #[test]
     fn skipping_the_pair_pass_changes_no_table() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         let mut skipped = 0;
         for round in 0..600 {
             let (depth, fewest) = [(0, 2), (7, 128), (8, 256)][round % 3];
-            let lens = random_code(&mut seed, depth, fewest + round % (287 - fewest));
+            let lens = random_code(&mut rng, depth, fewest + round % (287 - fewest));
             let mut built = vec![0u32; LITLEN_ENOUGH];
             assert!(build(&mut built, LITLEN_ROOT, &lens, Alphabet::LitLen));
             let mut paired = vec![0u32; LITLEN_ENOUGH];

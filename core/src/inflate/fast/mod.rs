@@ -16,6 +16,7 @@ mod run;
 use crate::inflate::error::InflateError;
 use crate::inflate::raw::{MAX_CHUNK, OutputBound, to_u64};
 use crate::inflate::stream::{Engine, Event, Status, Stream};
+use crate::invariant;
 use alloc::boxed::Box;
 use alloc::vec;
 use decoder::{Decoder, MAX_DISTANCE};
@@ -91,7 +92,7 @@ impl Engine for Fast {
 
     fn last_output(&self) -> &[u8] {
         let end = self.chunk_start.saturating_add(self.chunk_len);
-        self.window.get(self.chunk_start..end).unwrap_or_default()
+        invariant::sub(&self.window, self.chunk_start..end)
     }
 
     fn stream(&self) -> &Stream {

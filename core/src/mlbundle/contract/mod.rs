@@ -14,17 +14,17 @@
 //! earlier rule (an unknown member after `rows`), the sink records each rule's first
 //! failure and reports them in rule order at the end.
 
-pub mod samples;
-pub mod schema;
+pub(crate) mod samples;
+pub(crate) mod schema;
 
 use crate::json::{self, Cursor, FieldError, JsonType, Limits, Parser, Problem, Sink, Value};
-pub use crate::json::{container, scalar_type, shape};
+pub(crate) use crate::json::{container, scalar_type, shape};
 use alloc::string::String;
 
 /// Why a contract check failed: the member's JSON (only if §8.1 was not checked first),
 /// or a contract rule.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The tokenizer's error.
     Json(json::Error),
     /// A contract rule, at its path.
@@ -33,7 +33,7 @@ pub enum Failure {
 
 /// A contract over a member's tokens: a [`Sink`] that gives its verdict once the parser has
 /// read the whole member.
-pub trait Contract<'a>: Sink<'a> {
+pub(crate) trait Contract<'a>: Sink<'a> {
     /// What the contract gives for a member it accepts.
     type Output;
     /// The verdict, in the rules' order.
@@ -42,19 +42,18 @@ pub trait Contract<'a>: Sink<'a> {
 
 /// Parses `bytes` as §8.1 parses the member, handing every token to `contract`, and returns
 /// its verdict.
-pub fn check<'a, C: Contract<'a>>(
+pub(crate) fn check<'a, C: Contract<'a>>(
     bytes: &'a [u8],
     limits: Limits,
-    key: [u64; 2],
     mut contract: C,
 ) -> Result<C::Output, Failure> {
-    let mut parser = Parser::new(bytes, limits).map_err(Failure::Json)?.with_hash_key(key);
+    let mut parser = Parser::new(bytes, limits).map_err(Failure::Json)?;
     parser.read_into(&mut contract).map_err(Failure::Json)?;
     contract.finish().map_err(Failure::Contract)
 }
 
 /// The error [`Cursor`]'s typed reads give when the value under `at` is not `expected`.
-pub fn wrong_type(at: &Cursor<'_, '_>, expected: JsonType) -> FieldError {
+pub(crate) fn wrong_type(at: &Cursor<'_, '_>, expected: JsonType) -> FieldError {
     at.error(Problem::WrongType {
         expected,
         found: at.value().json_type(),
@@ -63,7 +62,7 @@ pub fn wrong_type(at: &Cursor<'_, '_>, expected: JsonType) -> FieldError {
 
 /// The rules both contracts start with: the root (`None` for a member with no token) is an
 /// object, and has no unknown member. Returns the root's stand-in.
-pub fn root_object(root: Option<Value>, name: &str, unknown: &Unknown) -> Result<Value, FieldError> {
+pub(crate) fn root_object(root: Option<Value>, name: &str, unknown: &Unknown) -> Result<Value, FieldError> {
     let value = root.unwrap_or_else(|| shape(0, JsonType::Null));
     let cursor = Cursor::root(&value, name);
     if value.json_type() != JsonType::Object {
@@ -79,7 +78,7 @@ pub fn root_object(root: Option<Value>, name: &str, unknown: &Unknown) -> Result
 /// [`Cursor::only_members`]' error: the name is noted by [`Unknown::name`], its value's
 /// start by [`Unknown::value`].
 #[derive(Default)]
-pub struct Unknown {
+pub(crate) struct Unknown {
     /// The first unknown name, while its value is awaited.
     pending: Option<String>,
     found: Option<(String, Value)>,
@@ -87,21 +86,21 @@ pub struct Unknown {
 
 impl Unknown {
     /// A member named `name` starts; `known` says whether the object allows it.
-    pub fn name(&mut self, name: &str, known: bool) {
+    pub(crate) fn name(&mut self, name: &str, known: bool) {
         if !known && self.found.is_none() && self.pending.is_none() {
             self.pending = Some(String::from(name));
         }
     }
 
     /// The value of the member named last starts at `at`, of type `json_type`.
-    pub fn value(&mut self, at: usize, json_type: JsonType) {
+    pub(crate) fn value(&mut self, at: usize, json_type: JsonType) {
         if let Some(name) = self.pending.take() {
             self.found = Some((name, shape(at, json_type)));
         }
     }
 
     /// [`Cursor::only_members`]' error about the recorded member of `object`, if any.
-    pub fn error(&self, object: &Cursor<'_, '_>) -> Option<FieldError> {
+    pub(crate) fn error(&self, object: &Cursor<'_, '_>) -> Option<FieldError> {
         self.found
             .as_ref()
             .map(|(name, value)| object.member(value, name).error(Problem::UnknownMember))

@@ -42,7 +42,7 @@ struct Row {
 }
 
 /// The §8.3 sink for a schema with `inputs` inputs.
-pub struct Samples {
+pub(crate) struct Samples {
     inputs: usize,
     /// Containers open now.
     depth: usize,
@@ -61,7 +61,7 @@ pub struct Samples {
 
 impl Samples {
     /// The sink for a schema with `inputs` inputs.
-    pub fn new(inputs: usize) -> Self {
+    pub(crate) fn new(inputs: usize) -> Self {
         Samples {
             inputs,
             depth: 0,

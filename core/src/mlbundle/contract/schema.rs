@@ -5,6 +5,7 @@
 //! in, and one 16-byte entry per field name for the uniqueness rule.
 
 use super::{Contract, Unknown, container, root_object, scalar_type, shape, wrong_type};
+use crate::invariant;
 use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value, string_value};
 use crate::mlbundle::declaration::DTYPES;
 use crate::unique::{Key, first_repeat};
@@ -58,8 +59,8 @@ impl Name {
     /// The name's value (escapes resolved), from the member's bytes.
     fn value<'t>(&self, bytes: &'t [u8]) -> Cow<'t, str> {
         let range = usize::try_from(self.start).unwrap_or(0)..usize::try_from(self.end).unwrap_or(0);
-        let raw = bytes.get(range).and_then(|b| core::str::from_utf8(b).ok());
-        string_value(raw.unwrap_or_default())
+        // The range is the name's text in these bytes, which the tokenizer checked.
+        string_value(invariant::some(core::str::from_utf8(invariant::sub(bytes, range)).ok()))
     }
 
     /// The offset of the name's value (its opening quote).
@@ -106,7 +107,7 @@ struct OpenField<'a> {
 }
 
 /// The §8.2 sink over the member `bytes`.
-pub struct Schema<'a> {
+pub(crate) struct Schema<'a> {
     bytes: &'a [u8],
     depth: usize,
     root: Option<Value>,
@@ -121,7 +122,7 @@ pub struct Schema<'a> {
 
 impl<'a> Schema<'a> {
     /// The sink for the member `bytes`.
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Schema {
             bytes,
             depth: 0,
@@ -175,7 +176,8 @@ impl<'a> Schema<'a> {
             });
             return;
         }
-        let root = self.root.clone().unwrap_or_else(|| shape(0, JsonType::Object));
+        // Lists are members of the root, which opened first.
+        let root = invariant::some_or(self.root.clone(), shape(0, JsonType::Object));
         let error = wrong_type(&Cursor::root(&root, ROOT).member(&value, which.name()), JsonType::Array);
         self.end(
             which,
@@ -306,7 +308,7 @@ impl FieldAt<'_> {
     /// `f` of the field's cursor (path `schema.inputs[3]`).
     fn with<R>(&self, f: impl FnOnce(&Cursor<'_, '_>) -> R) -> R {
         let (root, list) = (shape(0, JsonType::Object), shape(0, JsonType::Array));
-        let root = Cursor::root(self.root.unwrap_or(&root), ROOT);
+        let root = Cursor::root(invariant::some_or(self.root, &root), ROOT);
         let name = self.list.map_or("inputs", |l| l.which.name());
         let list = root.member(self.list.map_or(&list, |l| &l.value), name);
         f(&list.element(self.field, self.index))

@@ -5,6 +5,7 @@
 //! [`Dependency`] it resolves to.
 
 use super::{DECODER, Dependency, INPUT, NOT_EARLIER, Stage, rule};
+use crate::invariant;
 use crate::json::{self, Cursor, JsonType, Limits, Parser, Sink, Str, Token, shape};
 use crate::mpk::MpkError;
 use crate::unique::Key;
@@ -47,7 +48,6 @@ pub(super) fn check(
     text: &[u8],
     base: usize,
     limits: Limits,
-    key: [u64; 2],
     stages: &mut [Stage],
     build: bool,
 ) -> Result<Option<Miss>, json::Error> {
@@ -71,7 +71,7 @@ pub(super) fn check(
         miss: None,
         found: build.then(|| alloc::vec![Vec::new(); stages.len()]),
     };
-    Parser::new(text, limits)?.with_hash_key(key).read_into(&mut walk)?;
+    Parser::new(text, limits)?.read_into(&mut walk)?;
     let (miss, found) = (walk.miss, walk.found.take());
     drop(walk);
     if let (None, Some(found)) = (miss, found) {
@@ -130,7 +130,8 @@ impl<'a> Walk<'_, 'a> {
     /// An input `name` at `at` of the stage being read (§3.5.2): element `k` of its `input`
     /// array, or (`None`) its `input` string.
     fn dependency(&mut self, at: usize, name: &str, k: Option<usize>) {
-        let position = self.place.get(self.stage).copied().unwrap_or(0);
+        // The sequence rules passed: every element read is a stage with its place.
+        let position = invariant::item(&self.place, self.stage);
         let resolved = if name == DECODER {
             Some(Dependency::Decoder)
         } else {

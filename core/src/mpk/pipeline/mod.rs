@@ -10,10 +10,9 @@
 //! The rules on one stage are written once, over a [`Cursor`], and run on a small value of
 //! that stage's members; `reference.rs` (tests and fuzzing) runs them on the whole value.
 
-mod dependencies;
-mod reader;
+pub(crate) mod dependencies;
+pub(crate) mod reader;
 #[cfg(any(test, fuzzing))]
-#[doc(hidden)]
 pub mod reference;
 
 use super::classify::{Class, classify};
@@ -25,10 +24,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// File name of the pipeline description (§3.3).
-pub const PIPELINE_FILE: &str = "pipeline_sequence.json";
+pub(crate) const PIPELINE_FILE: &str = "pipeline_sequence.json";
 
 /// The name a dependency may always use: the input decoder (§3.5).
-pub const DECODER: &str = "decoder";
+pub(crate) const DECODER: &str = "decoder";
 
 /// The root's name in JSON paths (§3.4).
 const ROOT: &str = "pipeline_sequence";
@@ -96,27 +95,20 @@ impl Pipeline {
 pub fn read_pipelines(
     bytes: &[u8],
     limits: Limits,
-    key: [u64; 2],
     registry: &Registry,
     max_stages: usize,
 ) -> Result<Result<Vec<Pipeline>, MpkError>, json::Error> {
-    let rules = Rules {
-        registry,
-        max_stages,
-        key,
-    };
+    let rules = Rules { registry, max_stages };
     match reader::read(bytes, limits, &rules, false)? {
         Ok(_) => reader::read(bytes, limits, &rules, true),
         Err(e) => Ok(Err(e)),
     }
 }
 
-/// What the rules are checked against: the registry (§3.6), the stage limit (§3.4.2)
-/// and the key of the parser's duplicate tables.
+/// What the rules are checked against: the registry (§3.6) and the stage limit (§3.4.2).
 struct Rules<'r> {
     registry: &'r Registry,
     max_stages: usize,
-    key: [u64; 2],
 }
 
 /// Shorthand for a schema error from a typed read of the pipeline document.
@@ -286,7 +278,11 @@ mod tests {
     use crate::test_docs::{Choose, ODD, Rng, list, object};
 
     fn read(doc: &str) -> Result<Vec<Pipeline>, MpkError> {
-        read_pipelines(doc.as_bytes(), Limits::DEFAULT, [1, 2], &Registry::DEFAULT, 1024).unwrap()
+        let limits = Limits {
+            hash_key: [1, 2],
+            ..Limits::DEFAULT
+        };
+        read_pipelines(doc.as_bytes(), limits, &Registry::DEFAULT, 1024).unwrap()
     }
 
     /// A stage whose `input` is `input` (JSON text: a string or an array).
@@ -492,16 +488,19 @@ mod tests {
     /// (`reference`), error for error, and on the kept value too.
     #[test]
     fn the_walk_gives_the_rules_outcome_of_whole_documents() {
-        let (limits, key) = (Limits::DEFAULT, [3, 4]);
-        let mut rng = Rng(30);
+        let limits = Limits {
+            hash_key: [3, 4],
+            ..Limits::DEFAULT
+        };
+        let mut rng = Rng::new(30);
         let (mut accepted, mut rejected) = (0, 0);
         for _ in 0..20_000 {
             for max_stages in [1, 2, 3, 1024] {
                 let doc = pipeline_doc(&mut rng);
-                let walked = read_pipelines(doc.as_bytes(), limits, key, &Registry::DEFAULT, max_stages);
+                let walked = read_pipelines(doc.as_bytes(), limits, &Registry::DEFAULT, max_stages);
                 match json::parse(doc.as_bytes(), limits) {
                     Ok(whole) => {
-                        let kept = parse_pipeline_json(doc.as_bytes(), limits, key, max_stages).unwrap();
+                        let kept = parse_pipeline_json(doc.as_bytes(), limits, max_stages).unwrap();
                         let want = parse_pipelines(&whole, &Registry::DEFAULT, max_stages);
                         assert_eq!(parse_pipelines(&kept, &Registry::DEFAULT, max_stages), want, "{doc}");
                         assert_eq!(walked, Ok(want.clone()), "{doc} under {max_stages}");

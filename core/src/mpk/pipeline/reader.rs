@@ -14,6 +14,7 @@ use super::{
     DECODER, INPUT, Pipeline, ROOT, Rules, STAGE, Stage, dependencies, dependency, duplicate_name, field, order,
     sequence, stage,
 };
+use crate::invariant;
 use crate::json::{
     self, Cursor, JsonType, Limits, Member, Node, Number, Parser, Problem, Sink, Str, Text, Token, Value, container,
     scalar_type, shape,
@@ -46,9 +47,7 @@ pub(super) fn read(
         json: None,
         out: Vec::new(),
     };
-    Parser::new(bytes, limits)?
-        .with_hash_key(rules.key)
-        .read_into(&mut walk)?;
+    Parser::new(bytes, limits)?.read_into(&mut walk)?;
     if let Some(e) = walk.json {
         return Err(e);
     }
@@ -122,7 +121,8 @@ struct Walk<'a, 'r> {
 fn scalar(at: usize, token: &Token<'_>) -> Value {
     let node = match token {
         Token::String(s) => Node::String(Text::new(&s.value())),
-        Token::Number(n) => Node::Number(Number::parse(n.raw()).unwrap_or_else(|| Number::from_u64(0))),
+        // The tokenizer has checked the number's syntax.
+        Token::Number(n) => Node::Number(invariant::some_or(Number::parse(n.raw()), Number::from_u64(0))),
         Token::Bool(b) => Node::Bool(*b),
         _ => Node::Null,
     };
@@ -324,7 +324,8 @@ impl<'a> Walk<'a, '_> {
         let Some(st) = p.stage.take() else {
             return;
         };
-        let seq_value = p.sequence.clone().unwrap_or_else(|| shape(0, JsonType::Array));
+        // A stage is an element of `sequence`, which opened first.
+        let seq_value = invariant::some_or(p.sequence.clone(), shape(0, JsonType::Array));
         let value = match st.value.node {
             Node::Object(_) => Value {
                 offset: st.value.offset,
@@ -372,9 +373,9 @@ impl<'a> Walk<'a, '_> {
                 if !(self.build || p.ordered) {
                     return Ok(Pipeline::default());
                 }
-                let text = self.bytes.get(p.value.offset..=end).unwrap_or_default();
+                let text = invariant::sub(self.bytes, p.value.offset..=end);
                 let base = p.value.offset;
-                match dependencies::check(text, base, self.limits, self.rules.key, &mut stages, self.build) {
+                match dependencies::check(text, base, self.limits, &mut stages, self.build) {
                     Err(e) => {
                         self.json = Some(e);
                         Ok(Pipeline::default())
@@ -393,7 +394,8 @@ impl<'a> Walk<'a, '_> {
 
     /// The document has been read: §3.4.1 on the root, then the first failing pipeline.
     fn finish(self) -> Result<Vec<Pipeline>, MpkError> {
-        let root_value = self.root.unwrap_or_else(|| shape(0, JsonType::Null));
+        // The parser returned after the whole document, whose first value set the root.
+        let root_value = invariant::some_or(self.root, shape(0, JsonType::Null));
         let root_value = holding(&root_value, "pipelines", self.pipelines.as_ref());
         let root = Cursor::root(&root_value, ROOT);
         root.object().map_err(field)?;

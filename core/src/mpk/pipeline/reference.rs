@@ -15,12 +15,7 @@ use alloc::vec::Vec;
 
 /// The document's value, with what the rules read (the kept form the reader built before
 /// the walk; `json::parse` gives the same verdicts).
-pub fn parse_pipeline_json(
-    bytes: &[u8],
-    limits: Limits,
-    key: [u64; 2],
-    max_stages: usize,
-) -> Result<Value, json::Error> {
+pub fn parse_pipeline_json(bytes: &[u8], limits: Limits, max_stages: usize) -> Result<Value, json::Error> {
     let deps = Keep::Items(usize::MAX, &Keep::Shape);
     let members: Vec<(&str, Keep<'_>)> = STAGE
         .iter()
@@ -30,7 +25,13 @@ pub fn parse_pipeline_json(
     let pipeline = [("sequence", Keep::Items(max_stages.saturating_add(1), &stage))];
     let pipeline = Keep::Members(&pipeline);
     let root = [("pipelines", Keep::Items(usize::MAX, &pipeline))];
-    json::parse_kept(bytes, limits, key, Keep::Members(&root))
+    json::parse(
+        bytes,
+        json::ParseOptions {
+            limits,
+            keep: Some(Keep::Members(&root)),
+        },
+    )
 }
 
 /// §3.4 and §3.5 on the value of `pipeline_sequence.json`.

@@ -66,7 +66,7 @@ pub(crate) struct Cursor<'v, 'p> {
 
 impl<'v, 'p> Cursor<'v, 'p> {
     /// The cursor at `value`, whose path is `manifest` followed by `base`.
-    pub fn at(value: Val<'v>, base: &'p [Seg]) -> Self {
+    pub(crate) fn at(value: Val<'v>, base: &'p [Seg]) -> Self {
         Cursor {
             value,
             step: Step::Base(base),
@@ -76,12 +76,12 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The value under the cursor.
-    pub fn value(&self) -> Val<'v> {
+    pub(crate) fn value(&self) -> Val<'v> {
         self.value
     }
 
     /// The path below [`ROOT`] as steps, for a walk that continues elsewhere.
-    pub fn segs(&self) -> Vec<Seg> {
+    pub(crate) fn segs(&self) -> Vec<Seg> {
         let mut out = Vec::new();
         self.collect(&mut out);
         out
@@ -98,12 +98,12 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The rendered path.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         render(&self.segs())
     }
 
     /// A failure about this value.
-    pub fn error(&self, problem: Problem) -> FieldError {
+    pub(crate) fn error(&self, problem: Problem) -> FieldError {
         FieldError {
             path: self.path(),
             offset: self.value.offset(),
@@ -119,7 +119,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The cursor at `value`, one step `seg` below this one.
-    pub fn child<'s>(&'s self, value: Val<'v>, seg: Seg) -> Cursor<'v, 's> {
+    pub(crate) fn child<'s>(&'s self, value: Val<'v>, seg: Seg) -> Cursor<'v, 's> {
         Cursor {
             value,
             step: Step::Seg(seg),
@@ -129,17 +129,17 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The members of this object.
-    pub fn object(&self) -> Result<Children<'v>, FieldError> {
+    pub(crate) fn object(&self) -> Result<Children<'v>, FieldError> {
         self.value.members().ok_or_else(|| self.wrong_type(JsonType::Object))
     }
 
     /// The elements of this array and their number.
-    pub fn array(&self) -> Result<(Children<'v>, usize), FieldError> {
+    pub(crate) fn array(&self) -> Result<(Children<'v>, usize), FieldError> {
         self.value.elements().ok_or_else(|| self.wrong_type(JsonType::Array))
     }
 
     /// The required member `name` of this object.
-    pub fn field<'s>(&'s self, name: &'static str) -> Result<Cursor<'v, 's>, FieldError> {
+    pub(crate) fn field<'s>(&'s self, name: &'static str) -> Result<Cursor<'v, 's>, FieldError> {
         match self.opt_field(name)? {
             Some(c) => Ok(c),
             None => Err(FieldError {
@@ -151,7 +151,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The optional member `name` of this object.
-    pub fn opt_field<'s>(&'s self, name: &'static str) -> Result<Option<Cursor<'v, 's>>, FieldError> {
+    pub(crate) fn opt_field<'s>(&'s self, name: &'static str) -> Result<Option<Cursor<'v, 's>>, FieldError> {
         let mut members = self.object()?;
         if self.value.names() & name_bit(name.as_bytes()) == 0 {
             return Ok(None);
@@ -169,7 +169,10 @@ impl<'v, 'p> Cursor<'v, 'p> {
     /// a [`Field`] that reads exactly as [`Cursor::field`] and [`Cursor::opt_field`] would:
     /// same cursor, same path, same failure when it is missing. Members not named are
     /// ignored; names are unique (`spec/json.md` §5), so each slot is filled at most once.
-    pub fn fields<'s, const N: usize>(&'s self, names: [&'static str; N]) -> Result<[Field<'v, 's>; N], FieldError> {
+    pub(crate) fn fields<'s, const N: usize>(
+        &'s self,
+        names: [&'static str; N],
+    ) -> Result<[Field<'v, 's>; N], FieldError> {
         let mut members = self.object()?;
         let mut out = names.map(|name| Field {
             object: self,
@@ -199,7 +202,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
 
     /// The member `name` as found earlier by [`Cursor::fields`] on this same object
     /// (`value`), for a table whose members are read at different times.
-    pub fn found<'s>(&'s self, name: &'static str, value: Option<Val<'v>>) -> Field<'v, 's> {
+    pub(crate) fn found<'s>(&'s self, name: &'static str, value: Option<Val<'v>>) -> Field<'v, 's> {
         Field {
             object: self,
             name,
@@ -208,7 +211,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The elements of this array, each with its index in the path.
-    pub fn items<'s>(&'s self) -> Result<impl Iterator<Item = Cursor<'v, 's>> + 's, FieldError> {
+    pub(crate) fn items<'s>(&'s self) -> Result<impl Iterator<Item = Cursor<'v, 's>> + 's, FieldError> {
         let (mut items, _) = self.array()?;
         Ok(core::iter::from_fn(move || items.next_value())
             .enumerate()
@@ -216,7 +219,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The string value.
-    pub fn str(&self) -> Result<&'v str, FieldError> {
+    pub(crate) fn str(&self) -> Result<&'v str, FieldError> {
         self.value.as_str().ok_or_else(|| self.wrong_type(JsonType::String))
     }
 
@@ -225,12 +228,12 @@ impl<'v, 'p> Cursor<'v, 'p> {
     }
 
     /// The exact unsigned integer (`spec/json.md` §4.2).
-    pub fn u64(&self) -> Result<u64, FieldError> {
+    pub(crate) fn u64(&self) -> Result<u64, FieldError> {
         json::lexeme_to_u64(self.lexeme()?).map_err(|e| self.int_error(e))
     }
 
     /// The exact signed integer (`spec/json.md` §4.2).
-    pub fn i64(&self) -> Result<i64, FieldError> {
+    pub(crate) fn i64(&self) -> Result<i64, FieldError> {
         json::lexeme_to_i64(self.lexeme()?).map_err(|e| self.int_error(e))
     }
 
@@ -252,25 +255,25 @@ pub(crate) struct Field<'v, 's> {
 
 impl<'v, 's> Field<'v, 's> {
     /// The member's name.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.name
     }
 
     /// The member's value, if present.
-    pub fn value(&self) -> Option<Val<'v>> {
+    pub(crate) fn value(&self) -> Option<Val<'v>> {
         self.value
     }
 
     /// The member's cursor, `None` when the object has no such member
     /// ([`Cursor::opt_field`]).
-    pub fn opt(&self) -> Option<Cursor<'v, 's>> {
+    pub(crate) fn opt(&self) -> Option<Cursor<'v, 's>> {
         let object: &'s Cursor<'v, 's> = self.object;
         self.value.map(|v| object.child(v, Seg::Name(self.name)))
     }
 
     /// The member's cursor; a missing member is reported at the object's offset with the
     /// member's path ([`Cursor::field`]).
-    pub fn req(&self) -> Result<Cursor<'v, 's>, FieldError> {
+    pub(crate) fn req(&self) -> Result<Cursor<'v, 's>, FieldError> {
         self.opt().ok_or_else(|| FieldError {
             path: self.object.child(self.object.value, Seg::Name(self.name)).path(),
             offset: self.object.value.offset(),
@@ -312,7 +315,7 @@ mod tests {
     #[test]
     fn failures_match_the_value_cursor() {
         let doc = r#"{"a":{"b":[1,"x",2.5,-1,18446744073709551616]},"s":"t"}"#;
-        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap();
+        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
         let value = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
         let (t, v) = (Cursor::at(tape.root(), &[]), json::Cursor::root(&value, ROOT));
         assert_eq!(t.field("x").unwrap_err(), v.field("x").unwrap_err());
@@ -343,7 +346,7 @@ mod tests {
     #[test]
     fn fields_read_as_single_lookups() {
         let doc = r#"{"b":[1],"\u0061":{"x":1},"c":"s","zz":0}"#;
-        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap();
+        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
         let base = [Seg::Name("graph"), Seg::Index(2)];
         let t = Cursor::at(tape.root(), &base);
         let names = ["a", "b", "d", "c"];
@@ -364,7 +367,7 @@ mod tests {
     #[test]
     fn locate_finds_the_deepest_existing_value() {
         let doc = r#"{"graph":{"nodes":[{"op":"A"},{"op":"B","inputs":["x"]}]}}"#;
-        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap();
+        let tape = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
         let at = |s: &str| doc.find(s).unwrap();
         let segs = [
             Seg::Name("graph"),

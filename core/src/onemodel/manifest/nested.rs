@@ -11,6 +11,7 @@ use super::{
     Children, Cursor, FUNCTION, GRAPH, Reader, Seg, fe, metadata, opsets, opt_items, opt_list, opt_string, reserve,
     string_of,
 };
+use crate::invariant;
 use crate::onemodel::error::{Error, ErrorKind};
 use crate::onemodel::model::*;
 use alloc::boxed::Box;
@@ -128,7 +129,8 @@ impl<'v, 'a> Attrs<'v, 'a> {
                 }
                 if let Some(mut o) = self.open.take() {
                     o.attr.value = Some(match o.one {
-                        true => AttrValue::Graph(Box::new(o.read.pop().unwrap_or_default())),
+                        // The one graph value has been read.
+                        true => AttrValue::Graph(Box::new(invariant::some(o.read.pop()))),
                         false => AttrValue::Graphs(o.read),
                     });
                     self.out.push(o.attr);
@@ -254,7 +256,7 @@ impl<'v, 'a> Body<'v, 'a> {
 
 impl<'a> Reader<'a> {
     /// The Graph table (§2.2) at nesting level `depth`, its subgraphs included.
-    pub fn graph(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Graph<'a>> {
+    pub(crate) fn graph(&self, c: &Cursor<'_, '_>, depth: usize) -> R<Graph<'a>> {
         let root = self.open_graph(c.value(), c.segs(), depth)?;
         match self.run(root)? {
             Out::Graph(g) => Ok(g),

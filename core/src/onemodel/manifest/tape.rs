@@ -6,6 +6,7 @@
 //! The manifest reader walks the tape through [`super::cursor::Cursor`] exactly as it would
 //! walk an owned [`json::Value`]: same members, same order, same paths and offsets.
 
+use crate::invariant;
 use crate::json::{self, JsonType, Parser, Str, Token};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -151,7 +152,7 @@ impl<'a> json::Sink<'a> for Builder<'a> {
             Some(index) => (Item::EscapedName { index }, u32::MAX),
             None => {
                 let end = small(s.end());
-                let raw = self.manifest.get(at.saturating_add(1)..s.end()).unwrap_or_default();
+                let raw = invariant::sub(self.manifest, at.saturating_add(1)..s.end());
                 (Item::Name { offset, end }, name_bit(raw))
             }
         };
@@ -190,9 +191,9 @@ impl<'a> Tape<'a> {
     /// Parses `manifest` with the strict parser (`spec/json.md`: size, depth, UTF-8,
     /// grammar, escapes, duplicate names) and records its tokens, through the same loop as
     /// [`json::validate`]. The first JSON failure is returned exactly as
-    /// [`json::parse_keyed`] would return it.
-    pub fn parse(manifest: &'a [u8], limits: json::Limits, hash_key: [u64; 2]) -> Result<Tape<'a>, json::Error> {
-        let mut parser = Parser::new(manifest, limits)?.with_hash_key(hash_key);
+    /// [`json::parse`] would return it.
+    pub(crate) fn parse(manifest: &'a [u8], limits: json::Limits) -> Result<Tape<'a>, json::Error> {
+        let mut parser = Parser::new(manifest, limits)?;
         let mut builder = Builder {
             manifest,
             tape: Tape {
@@ -226,12 +227,12 @@ impl<'a> Tape<'a> {
     }
 
     /// The manifest text.
-    pub fn text(&self) -> &'a str {
+    pub(crate) fn text(&self) -> &'a str {
         self.text
     }
 
     /// The top-level value.
-    pub fn root(&self) -> Val<'_> {
+    pub(crate) fn root(&self) -> Val<'_> {
         Val { tape: self, at: 0 }
     }
 }
@@ -250,7 +251,7 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
         if x != y {
             return false;
         }
-        (a, b) = (a.get(8..).unwrap_or_default(), b.get(8..).unwrap_or_default());
+        (a, b) = (invariant::sub(a, 8..), invariant::sub(b, 8..));
     }
     a.iter().zip(b).all(|(x, y)| x == y)
 }
@@ -267,12 +268,12 @@ pub(crate) struct Children<'v> {
 
 impl<'v> Children<'v> {
     /// No children.
-    pub fn empty(tape: &'v Tape<'v>) -> Self {
+    pub(crate) fn empty(tape: &'v Tape<'v>) -> Self {
         Children { tape, next: 0, end: 0 }
     }
 
     /// Just `value`, as the only element of a list (a GRAPH attribute's one graph).
-    pub fn one(value: Val<'v>) -> Self {
+    pub(crate) fn one(value: Val<'v>) -> Self {
         Children {
             tape: value.tape,
             next: value.at,
@@ -281,7 +282,7 @@ impl<'v> Children<'v> {
     }
 
     /// The next array element.
-    pub fn next_value(&mut self) -> Option<Val<'v>> {
+    pub(crate) fn next_value(&mut self) -> Option<Val<'v>> {
         if self.next >= self.end {
             return None;
         }
@@ -295,7 +296,7 @@ impl<'v> Children<'v> {
 
     /// The next object member: its name and value.
     #[inline]
-    pub fn next_member(&mut self) -> Option<(&'v str, Val<'v>)> {
+    pub(crate) fn next_member(&mut self) -> Option<(&'v str, Val<'v>)> {
         if self.next >= self.end {
             return None;
         }
@@ -309,7 +310,7 @@ impl<'v> Children<'v> {
     }
 
     /// Moves to the member at tape index `at` (one this list reached before).
-    pub fn skip_to(&mut self, at: u32) {
+    pub(crate) fn skip_to(&mut self, at: u32) {
         self.next = at.min(self.end);
     }
 
@@ -317,7 +318,7 @@ impl<'v> Children<'v> {
     /// position to the end and then from `first` (the object's first member) on; with the
     /// position just past the member found. Readers that look members up in the order the
     /// writer put them find each at the first try.
-    pub fn find(&self, first: u32, name: &str) -> Option<(Val<'v>, u32)> {
+    pub(crate) fn find(&self, first: u32, name: &str) -> Option<(Val<'v>, u32)> {
         let mut at = Children {
             next: self.next,
             ..*self
@@ -358,9 +359,7 @@ impl<'v> Tape<'v> {
 
     /// The text of a string or name opening at `offset` and ending before `end`.
     fn quoted(&self, offset: u32, end: u32) -> &str {
-        self.text
-            .get(wide(offset).saturating_add(1)..wide(end))
-            .unwrap_or_default()
+        invariant::sub_str(self.text, wide(offset).saturating_add(1)..wide(end))
     }
 
     fn name(&self, at: u32) -> &str {
@@ -390,7 +389,7 @@ impl<'v> Tape<'v> {
 
 impl<'v> Val<'v> {
     /// The tape the value is on.
-    pub fn tape(&self) -> &'v Tape<'v> {
+    pub(crate) fn tape(&self) -> &'v Tape<'v> {
         self.tape
     }
 
@@ -407,7 +406,7 @@ impl<'v> Val<'v> {
     }
 
     /// Offset of the value's first byte in the manifest.
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         let offset = match self.item() {
             Some(
                 Item::Object { offset, .. }
@@ -423,7 +422,7 @@ impl<'v> Val<'v> {
     }
 
     /// The JSON type of the value.
-    pub fn json_type(&self) -> JsonType {
+    pub(crate) fn json_type(&self) -> JsonType {
         match self.item() {
             Some(Item::Object { .. }) => JsonType::Object,
             Some(Item::Array { .. }) => JsonType::Array,
@@ -435,7 +434,7 @@ impl<'v> Val<'v> {
     }
 
     /// The [`name_bit`]s of an object's member names.
-    pub fn names(&self) -> u32 {
+    pub(crate) fn names(&self) -> u32 {
         match self.item() {
             Some(Item::Object { names, .. }) => *names,
             _ => 0,
@@ -443,7 +442,7 @@ impl<'v> Val<'v> {
     }
 
     /// The members of an object, in document order.
-    pub fn members(&self) -> Option<Children<'v>> {
+    pub(crate) fn members(&self) -> Option<Children<'v>> {
         match self.item() {
             Some(Item::Object { end, .. }) => Some(self.children(*end)),
             _ => None,
@@ -451,12 +450,12 @@ impl<'v> Val<'v> {
     }
 
     /// The index of the first member (or element) of a container.
-    pub fn first(&self) -> u32 {
+    pub(crate) fn first(&self) -> u32 {
         self.at + 1
     }
 
     /// The elements of an array and their number.
-    pub fn elements(&self) -> Option<(Children<'v>, usize)> {
+    pub(crate) fn elements(&self) -> Option<(Children<'v>, usize)> {
         match self.item() {
             Some(Item::Array { end, len, .. }) => Some((self.children(*end), wide(*len))),
             _ => None,
@@ -472,7 +471,7 @@ impl<'v> Val<'v> {
     }
 
     /// The member `name` of an object (names are unique, `spec/json.md` §5).
-    pub fn get(&self, name: &str) -> Option<Val<'v>> {
+    pub(crate) fn get(&self, name: &str) -> Option<Val<'v>> {
         if self.names() & name_bit(name.as_bytes()) == 0 {
             return None;
         }
@@ -480,7 +479,7 @@ impl<'v> Val<'v> {
     }
 
     /// Element `index` of an array (linear: only for locating a failure).
-    pub fn index(&self, index: usize) -> Option<Val<'v>> {
+    pub(crate) fn index(&self, index: usize) -> Option<Val<'v>> {
         let (mut items, _) = self.elements()?;
         for _ in 0..index {
             items.next_value()?;
@@ -489,7 +488,7 @@ impl<'v> Val<'v> {
     }
 
     /// The string, if this is a string.
-    pub fn as_str(&self) -> Option<&'v str> {
+    pub(crate) fn as_str(&self) -> Option<&'v str> {
         match self.item() {
             Some(&Item::String { offset, end }) => Some(self.tape.quoted(offset, end)),
             Some(&Item::EscapedString { index, .. }) => Some(self.tape.escaped(index)),
@@ -499,7 +498,7 @@ impl<'v> Val<'v> {
 
     /// Where a string without escapes has its text in the manifest (between its quotes);
     /// `None` for anything else.
-    pub fn span(&self) -> Option<core::ops::Range<usize>> {
+    pub(crate) fn span(&self) -> Option<core::ops::Range<usize>> {
         match self.item() {
             Some(&Item::String { offset, end }) => Some(wide(offset).saturating_add(1)..wide(end)),
             _ => None,
@@ -507,7 +506,7 @@ impl<'v> Val<'v> {
     }
 
     /// The number's lexeme, if this is a number.
-    pub fn lexeme(&self) -> Option<&'v str> {
+    pub(crate) fn lexeme(&self) -> Option<&'v str> {
         match self.item() {
             Some(&Item::Number { offset, end }) => self.tape.text.get(wide(offset)..wide(end)),
             _ => None,
@@ -520,7 +519,7 @@ mod tests {
     use super::*;
 
     fn tape(doc: &str) -> Tape<'_> {
-        Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap()
+        Tape::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap()
     }
 
     /// Containers skip exactly their contents, at every depth; offsets, counts, escaped
@@ -614,7 +613,7 @@ mod tests {
             "{\"a\":\"\x01\"}",
         ];
         for doc in docs {
-            let tape_err = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap_err();
+            let tape_err = Tape::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap_err();
             let value_err = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap_err();
             assert_eq!(tape_err, value_err, "{doc}");
         }
@@ -623,10 +622,10 @@ mod tests {
             ..json::Limits::DEFAULT
         };
         let doc = b"[[[[]]]]";
-        let tape_err = Tape::parse(doc, deep, json::DEFAULT_HASH_KEY).unwrap_err();
+        let tape_err = Tape::parse(doc, deep).unwrap_err();
         assert_eq!(tape_err, json::parse(doc, deep).unwrap_err());
         let bad_utf8 = b"[\"a\", 1, \"\xff\"]";
-        let tape_err = Tape::parse(bad_utf8, json::Limits::DEFAULT, json::DEFAULT_HASH_KEY).unwrap_err();
+        let tape_err = Tape::parse(bad_utf8, json::Limits::DEFAULT).unwrap_err();
         assert_eq!(tape_err, json::parse(bad_utf8, json::Limits::DEFAULT).unwrap_err());
     }
 }

@@ -13,6 +13,7 @@
 //! comparison costs, never more: the order is still total, so the bound holds.
 
 use super::Def;
+use crate::invariant;
 use crate::onemodel::manifest::{self, Seg};
 use alloc::vec::Vec;
 
@@ -25,7 +26,7 @@ pub(super) struct Key<'m> {
 
 impl<'m> Key<'m> {
     /// The key of `name`.
-    pub fn new(name: &'m str) -> Self {
+    pub(super) fn new(name: &'m str) -> Self {
         Key {
             hash: hash(name.as_bytes()),
             name,
@@ -85,7 +86,7 @@ pub(super) enum At {
 
 impl At {
     /// The path steps of the definition.
-    pub fn segs(self) -> Vec<Seg> {
+    pub(super) fn segs(self) -> Vec<Seg> {
         match self {
             At::Input(i) => alloc::vec![Seg::Name("inputs"), Seg::Index(i), Seg::Name("name")],
             At::FunctionInput(i) => alloc::vec![Seg::Name("inputs"), Seg::Index(i)],
@@ -177,7 +178,7 @@ impl<'m> NameSet<'m> {
     }
 
     /// True when `name` is in the set.
-    pub fn contains(&self, name: &str) -> bool {
+    pub(super) fn contains(&self, name: &str) -> bool {
         self.index_of(&Key::new(name)).is_some()
     }
 
@@ -211,14 +212,14 @@ impl<'m> NameSet<'m> {
 
 impl<'m> Collect<'m> {
     /// Room for `n` definitions.
-    pub fn with_capacity(n: usize) -> Self {
+    pub(super) fn with_capacity(n: usize) -> Self {
         Collect {
             list: Vec::with_capacity(n),
         }
     }
 
     /// Records that `name` is defined as `def` at `at`.
-    pub fn define(&mut self, name: &'m str, def: Def, at: At) {
+    pub(super) fn define(&mut self, name: &'m str, def: Def, at: At) {
         self.list.push((Key::new(name), def, at));
     }
 
@@ -226,7 +227,7 @@ impl<'m> Collect<'m> {
     /// name again. The first definition of a name is kept. An initializer or sparse
     /// initializer right after a same-named input attaches to it instead of defining the
     /// name again (once: a second one is a redefinition).
-    pub fn finish(self) -> Result<Defs<'m>, At> {
+    pub(super) fn finish(self) -> Result<Defs<'m>, At> {
         let list = &self.list;
         let keys = sorted(list, |(key, ..)| key);
         let entry = |k: &u128| list.get(index(k)).map(|&(key, def, at)| (key, def, at, index(k)));
@@ -288,7 +289,7 @@ fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
         }
     }
     for b in 1..starts.len() {
-        let before = starts.get(b - 1).copied().unwrap_or(0);
+        let before = invariant::item(&starts, b - 1);
         if let Some(c) = starts.get_mut(b) {
             *c += before;
         }
@@ -305,7 +306,7 @@ fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
     }
     let name = |k: &u128| list.get(index(k)).map_or("", |e| key(e).name);
     for b in starts.windows(2) {
-        let [lo, hi] = [b.first().copied().unwrap_or(0), b.get(1).copied().unwrap_or(0)];
+        let [lo, hi] = [invariant::item(b, 0), invariant::item(b, 1)];
         let Some(run) = keys.get_mut(lo..hi).filter(|run| run.len() > 1) else {
             continue;
         };
@@ -321,7 +322,7 @@ fn sorted<'m, T>(list: &[T], key: impl Fn(&T) -> &Key<'m>) -> Vec<u128> {
 
 impl Defs<'_> {
     /// What the name of `key` is defined as in this graph, if anything.
-    pub fn get(&self, key: &Key<'_>) -> Option<Def> {
+    pub(super) fn get(&self, key: &Key<'_>) -> Option<Def> {
         self.defs.get(self.names.index_of(key)?).copied()
     }
 }
@@ -531,13 +532,8 @@ mod tests {
         let pool: alloc::vec::Vec<&'static str> = (0..60)
             .map(|i| &*alloc::boxed::Box::leak(alloc::format!("v{}", i % 45).into_boxed_str()))
             .collect();
-        let mut state = 0x9e37_79b9u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_docs::Rng::new(0x9e37_79b9);
+        let mut next = || rng.next_u64();
         for n in 0..300 {
             let list: alloc::vec::Vec<(Key<'static>, Def, At)> = (0..n)
                 .map(|i| {

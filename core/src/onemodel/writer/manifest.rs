@@ -6,6 +6,7 @@
 
 use super::data_order::node_tensors;
 use super::invalid;
+use crate::invariant;
 use crate::json::Writer;
 use crate::onemodel::base64;
 use crate::onemodel::error::{Error, ErrorKind};
@@ -474,7 +475,7 @@ impl ManifestWriter<'_> {
             TensorData::Raw(_) | TensorData::File(_) => {
                 let i = self.next;
                 self.next += 1;
-                let (off, len) = self.placed.get(i).copied().unwrap_or_default();
+                let (off, len) = invariant::item(self.placed, i);
                 self.w.name("data").begin_object();
                 self.w.name("offset").u64(off);
                 self.w.name("length").u64(len);

@@ -119,7 +119,7 @@ fn three_bundles_by_comment_length() -> Vec<u8> {
     let mut all = Vec::new();
     let mut ends = Vec::new();
     for seed in 1..=3u64 {
-        let mut z = std_with_member("model.onnx", &crate::deflate::pseudorandom(300, seed));
+        let mut z = std_with_member("model.onnx", &crate::rng::pseudorandom(300, seed));
         z.prefix = all.clone();
         let (b, l) = z.build();
         all = b;
