@@ -83,3 +83,8 @@ pub mod zip;
 
 pub use location::Location;
 pub use report::Rejection;
+
+/// README.md's Rust examples, run by `cargo test --doc` so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

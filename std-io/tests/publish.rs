@@ -6,7 +6,6 @@ use modelgate_io::publish::publish;
 use modelgate_io::temp::TempDir;
 use std::fs;
 use std::io::{self, Write};
-use std::path::Path;
 use std::sync::{Arc, Barrier};
 
 mod listing;
@@ -127,7 +126,7 @@ fn missing_destination_folder_propagates() {
 
 /// The permission bits of `path`.
 #[cfg(unix)]
-fn mode(path: &Path) -> u32 {
+fn mode(path: &std::path::Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
