@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compares tools/format_read.py's view of converted models with the ONNX files they came
-from, tensor by tensor, byte for byte (spec/onemodel.md §1.3, §2.5; issue 4 "Evidence").
+from, tensor by tensor, byte for byte (spec/onemodel.md §1.3, §2.5).
 
 For each model the onnx package ships or generates (as tools/onemodel_roundtrip.py): convert
 with `modelgate onemodel convert`, read the result with format_read.read, walk the ONNX model's

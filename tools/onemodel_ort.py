@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """onnxruntime gives bit-identical outputs before and after the ONNX -> OneModel -> ONNX round
-trip (spec/onemodel.md §4, §6; issue 45 "Evidence").
+trip (spec/onemodel.md §4, §6).
 
 Three small real-architecture blocks are built with onnx.helper, with random weights and
 fixed inputs: a convolution block (Conv, BatchNormalization, Relu, MaxPool, Conv, Add,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """ONNX -> OneModel -> ONNX round trip over the models the `onnx` package ships
-(spec/onemodel.md §4, §6; issue 4 "Evidence").
+(spec/onemodel.md §4, §6).
 
 For each onnx/backend/test/data/**/model.onnx: `modelgate onemodel convert`, convert again
 (the two OneModel files must be identical bytes), `modelgate onemodel to-onnx`, then compare

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""OneModel and ONNX past 2 GiB (spec/onemodel.md §2.5, §6.2, §6.3; issue 45 "Evidence").
+"""OneModel and ONNX past 2 GiB (spec/onemodel.md §2.5, §6.2, §6.3).
 
 1. A 2.25 GiB model: nine float32 MatMul weights of 256 MiB each, whose bytes are written
    straight to `big.onnx.data` (never through a protobuf message; sparse: a random 64 KiB at

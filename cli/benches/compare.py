@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Python peers of `cargo bench -p modelgate-cli --bench compare` (issue 8), on the files the
+"""Python peers of `cargo bench -p modelgate-cli --bench compare`, on the files the
 Rust benchmark generated, with ratios against its medians from results.json.
 
     python3 cli/benches/compare.py [--results target/bench-data/results.json] [--reps 5]

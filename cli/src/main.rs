@@ -9,8 +9,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The conventions every subcommand follows, at the end of `modelgate --help`.
-const CONVENTIONS: &str = "\
+/// The conventions every subcommand follows (`spec/errors.md` §3), at the end of
+/// `modelgate --help`.
+const COMMON_RULES: &str = "\
 Results: check, inspect, mvb verify and corpus-check print their verdicts on stdout, \
 `FILE: ok (FORMAT)` or `FILE: rejected (FORMAT) KIND: message`.
 
@@ -39,7 +40,7 @@ with kind \"UsageError\". Nothing else is printed on stdout.";
     version,
     propagate_version = true,
     max_term_width = 100,
-    after_help = CONVENTIONS
+    after_help = COMMON_RULES
 )]
 struct Cli {
     /// Print nothing for what succeeded and show no progress (rejections and errors still

@@ -1,4 +1,4 @@
-//! Progress on stderr, shown only when stderr is a terminal (CONVENTIONS.md: long
+//! Progress on stderr, shown only when stderr is a terminal (`spec/errors.md` §3.6: long
 //! operations show progress on stderr when it is a terminal): an `[i/n] item` counter for
 //! commands over many files and a byte percentage for long reads, on one line that
 //! redraws itself in place.

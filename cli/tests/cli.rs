@@ -1,4 +1,4 @@
-//! The command lines, run as a user runs them (CONVENTIONS.md "Command line").
+//! The command lines, run as a user runs them (`spec/errors.md` §3, §4).
 
 mod common;
 use common::*;

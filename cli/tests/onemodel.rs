@@ -141,7 +141,7 @@ fn large_file_is_checked_and_inspected_from_its_head() {
 
 #[test]
 fn convert_progress_silent_when_stderr_is_not_a_terminal() {
-    // CONVENTIONS.md: progress on stderr only when it is a terminal. 6 MB of weights are
+    // spec/errors.md §3.6: progress on stderr only when it is a terminal. 6 MB of weights are
     // written in more than one progress chunk; with stderr a pipe nothing reaches it.
     let d = scratch("progress");
     let input = path(&d, "big.onnx");

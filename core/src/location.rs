@@ -1,5 +1,5 @@
-//! Where in a file a failure was found (CONVENTIONS.md "Never on hostile input": every
-//! failure carries a location where there is one).
+//! Where in a file a failure was found (`spec/errors.md` §2: every failure carries a
+//! location where there is one).
 
 use alloc::string::String;
 use core::fmt;

@@ -1,11 +1,11 @@
 //! The format-independent shape of a rejection, as `modelgate check` and `corpus-check`
-//! print it (CONVENTIONS.md "Command line" and "Error kinds").
+//! print it (`spec/errors.md` §1, §3).
 
 use crate::Location;
 use alloc::string::String;
 use core::fmt;
 
-/// A rejected input: the error kind's exact name from CONVENTIONS.md (or `spec/errors.md`),
+/// A rejected input: the error kind's exact name from `spec/errors.md` §1,
 /// a message that never echoes raw input, and where it was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {

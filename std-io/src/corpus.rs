@@ -1,4 +1,4 @@
-//! `corpus-check` (CONVENTIONS.md "Command line"): every file named
+//! `corpus-check` (`spec/errors.md` §4): every file named
 //! `<Expected>-<case>.<ext>` under the given folders is checked as `modelgate check` would
 //! check it, and must give exactly the outcome its name states: `valid` (accepted) or an
 //! error kind (rejected with exactly that kind). Every other path is skipped and reported

@@ -74,8 +74,8 @@ pub mod threads;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
-/// Progress callback of long operations (CONVENTIONS.md: long operations show progress on
-/// stderr when it is a terminal): bytes done, bytes in total. Calls are monotone in the
+/// Progress callback of long operations (`spec/errors.md` §3.6: long operations show progress
+/// on stderr when it is a terminal): bytes done, bytes in total. Calls are monotone in the
 /// bytes done and the last one, after a complete pass, reports the total. The command line
 /// draws it; the library only counts.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);

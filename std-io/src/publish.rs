@@ -165,8 +165,8 @@ impl std::fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
-/// `write_container(manifest, members, destination, overwrite, limits)` (seed 000
-/// "Container functions"): a `model.onnx` member parsed as the validating load parses it
+/// `write_container(manifest, members, destination, overwrite, limits)` (`spec/mlbundle.md`
+/// §10, §11.2): a `model.onnx` member parsed as the validating load parses it
 /// (`spec/mlbundle.md` §12.2: self-contained, refused before anything is written), the core
 /// writer, whose output is re-validated through the reader, then publication at
 /// `destination` when one is given (§11.2). Returns the bytes.

@@ -1,7 +1,7 @@
 //! Bounded reading: a file's size is checked from its metadata before anything is
 //! allocated, and the read itself stops one byte past the limit, so a file that grows
-//! between the stat and the read is still caught (seed 000 "Readers must bound the source
-//! before buffering it").
+//! between the stat and the read is still caught (`spec/mlbundle.md` §11.1: readers bound the
+//! source before buffering it).
 //!
 //! Every path from outside is opened through [`open_regular_file`]: the path is stat'ed
 //! *before* it is opened, because opening a FIFO for reading blocks until a writer comes

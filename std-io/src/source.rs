@@ -1,5 +1,5 @@
 //! Where a container's bytes come from, bounded before they are buffered
-//! (`spec/mlbundle.md` §11.1, seed 000 "Readers must bound the source before buffering it").
+//! (`spec/mlbundle.md` §11.1: readers bound the source before buffering it).
 //!
 //! - a path is stat'ed first: it must be a regular file no longer than the limit, and the
 //!   read itself stops one byte past the limit (a file that grows after the stat is caught);
@@ -153,7 +153,7 @@ fn load_bundle<'a>(source: Source<'a>, limits: &ArchiveLimits) -> Result<Cow<'a,
     })
 }
 
-/// `read_container(source, limits)` (seed 000 "Container functions"): the bounded source,
+/// `read_container(source, limits)` (`spec/mlbundle.md` §11.1, §12.0): the bounded source,
 /// then the full validation of `modelgate_core::mlbundle::read_container` on two threads
 /// when both halves of the member work are worth one ([`Threads::DEFAULT`]: the member
 /// reads on one, the JSON checks on the other, `spec/mlbundle.md` §12.0). The outcome is the

@@ -1,6 +1,7 @@
 //! Every hostile-corpus file that must be rejected is rejected, as `corpus-check` checks it,
-//! with at most 16 MiB of heap above its own size (issue 8's hostile-corpus memory goal;
-//! CONVENTIONS: sizes are checked before anything is allocated from them). The benchmark's
+//! with at most 16 MiB of heap above its own size (the hostile-corpus memory goal of README
+//! "Benchmarks"; `spec/errors.md` §2.3: sizes are checked before anything is allocated from
+//! them). The benchmark's
 //! `hostile` case reports the same peak; this test keeps it from regressing in CI.
 //! `onemodel/Malformed-sparse-initializers-131072-numbers.onemodel` is the file that pins
 //! the OneModel reader's capped list reservations: a reader that reserved for a list's

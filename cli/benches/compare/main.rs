@@ -1,8 +1,8 @@
 //! `cargo bench -p modelgate-cli --bench compare`: modelgate against the tools its users
-//! would otherwise run, on the same deterministic data in the same run (issue 8).
+//! would otherwise run, on the same deterministic data in the same run.
 //!
 //! Options (arguments after `--`, or environment variables):
-//! - `--scale F` / `MODELGATE_BENCH_SCALE`: payload size factor, `1` (the issue's sizes,
+//! - `--scale F` / `MODELGATE_BENCH_SCALE`: payload size factor, `1` (the full sizes,
 //!   default) or a fraction such as `1/16` for a quick run.
 //! - `--cases A,B` / `MODELGATE_BENCH_CASES`: run only cases whose key contains one of
 //!   these (`mlbundle-deflated`, `mlbundle-stored`, `json-validate`, `json-value`,

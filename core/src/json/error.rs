@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-/// The corpus-visible kind of a JSON failure (CONVENTIONS.md error table, `json` row).
+/// The corpus-visible kind of a JSON failure (`spec/errors.md` §1, `json` row).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The text is not strict JSON (`spec/json.md` §1–§5).

@@ -8,7 +8,7 @@ use core::fmt;
 
 use super::names::MemberName;
 
-/// The six kinds of CONVENTIONS.md's mlbundle row (§9.1).
+/// The six mlbundle kinds (§9.1, `spec/errors.md` §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     /// ZIP structure, layout, names, admission, CRC-32, deflate data.

@@ -47,9 +47,9 @@ pub fn check_models(container: &Container<'_>) -> Result<(), Error> {
 }
 
 /// Parses `model.onnx` bytes with the ONNX reader under the default limits, names resolved
-/// (§12.2): the model must be self-contained, external tensor data being unsupported (seed
-/// 000). A model the reader rejects for one of its limits (nesting, element count, tensor
-/// size that the platform cannot address) is `LimitExceeded`, any other rejection
+/// (§12.2): the model must be self-contained, external tensor data being unsupported. A
+/// model the reader rejects for one of its limits (nesting, element count, tensor size that
+/// the platform cannot address) is `LimitExceeded`, any other rejection
 /// (protobuf, mapping, names, external data) `InvalidContainer`; both are located in
 /// `model.onnx`, with the reader's path and offset.
 pub fn check_model_onnx(bytes: &[u8]) -> Result<(), Error> {

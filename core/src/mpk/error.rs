@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use core::fmt;
 
-/// The five taxonomy keys of the seed ("Error Taxonomy"; `spec/mpk.md` §5).
+/// The five taxonomy keys of the MPK format (`spec/mpk.md` §5, `spec/errors.md` §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MpkKind {
     /// Not a well-formed package: extension, gzip, tar, entry types, classes, duplicates.
@@ -28,7 +28,7 @@ pub enum MpkKind {
 }
 
 impl MpkKind {
-    /// The exact key (CONVENTIONS.md error table).
+    /// The exact key (`spec/errors.md` §1).
     pub fn key(self) -> &'static str {
         match self {
             MpkKind::InvalidArchive => "invalid_archive",
@@ -71,7 +71,7 @@ impl MpkError {
         }
     }
 
-    /// The public message: `<key>: <detail>` (seed: messages include the key).
+    /// The public message: `<key>: <detail>` (messages include the key, `spec/mpk.md` §5.1).
     pub fn message(&self) -> String {
         format!("{}: {}", self.kind.key(), self.detail)
     }
@@ -113,7 +113,7 @@ impl MpkError {
     }
 
     /// A JSON document of the package failed strict parsing (§3.1): depth is
-    /// `schema_error` like every other JSON failure (CONVENTIONS.md MPK mapping).
+    /// `schema_error` like every other JSON failure (`spec/errors.md` §5).
     pub fn from_json(e: &crate::json::Error, member: &str) -> Self {
         let detail = format!("invalid JSON: {}", crate::json::Message(e.reason));
         MpkError::new(

@@ -1,6 +1,5 @@
 //! MPK model packages (`.tar.gz`): classification, required content, the pipeline and
-//! the MPK contract, over the shared tar reader and path rules (`spec/mpk.md`; seed
-//! `003_13e50cfb7014c149.txt`).
+//! the MPK contract, over the shared tar reader and path rules (`spec/mpk.md`).
 //!
 //! - `error`: the five taxonomy keys and [`MpkError`] (§5).
 //! - `limits`: [`MpkLimits`] (§4).

@@ -126,7 +126,7 @@ impl PackageCheck {
             Err(pe) if pe.reason == PathReason::Empty && e.kind == EntryKind::Directory => {
                 return Ok(Decision::Ignore);
             }
-            // §3.1 step 2: a link entry is `path_traversal` whatever its path (CONVENTIONS), so
+            // §3.1 step 2: a link entry is `path_traversal` whatever its path (`spec/errors.md` §5), so
             // a link whose path also fails a rule of kind `invalid_archive` (a control
             // character, a trailing dot, an empty path) is reported as the link it is.
             Err(_) if is_link(e.kind) => {
@@ -389,7 +389,7 @@ fn json_error(e: &json::Error, member: &str) -> MpkError {
     err
 }
 
-/// Symbolic and hard links: `path_traversal` (§3.1 step 3, CONVENTIONS).
+/// Symbolic and hard links: `path_traversal` (§3.1 step 3, `spec/errors.md` §5).
 fn is_link(kind: EntryKind) -> bool {
     matches!(kind, EntryKind::HardLink | EntryKind::Symlink)
 }

@@ -25,7 +25,7 @@ pub struct PluginProcessor {
     pub counts: &'static [&'static str],
     /// Where `resources.executable` is looked up among the extracted files, in order
     /// (`""` is the package root); `None` when the executable is not a package file and is
-    /// not required (seed "MPK Manifest Loading").
+    /// not required (`spec/mpk.md` §3.7.4).
     pub executable: Option<&'static [&'static str]>,
 }
 
@@ -40,7 +40,7 @@ pub struct StageProcessor {
 }
 
 /// The closed sets of `spec/mpk.md` §3.6. A plugin or stage whose processor, kernel or
-/// type is not in them is `schema_error` (seed: "Unsupported kernel values are rejected").
+/// type is not in them is `schema_error` (§3.4.5, §3.7: "Unsupported kernel values are rejected").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Registry {
     /// Processors and kernels of contract plugins (table 1).

@@ -8,7 +8,7 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use core::fmt;
 
-/// The six mvb error kinds (CONVENTIONS.md "Error kinds", `spec/mvb.md` §9).
+/// The six mvb error kinds (`spec/mvb.md` §9, `spec/errors.md` §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MvbKind {
     /// Tar structure, order, entry types other than links, misplaced or non-canonical
@@ -27,7 +27,7 @@ pub enum MvbKind {
 }
 
 impl MvbKind {
-    /// Every kind, in the order of CONVENTIONS.md.
+    /// Every kind, in the order of `spec/errors.md` §1.
     pub const ALL: [MvbKind; 6] = [
         MvbKind::InvalidArchive,
         MvbKind::PathTraversal,

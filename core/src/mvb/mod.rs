@@ -1,4 +1,4 @@
-//! mvb bundle exports, `<bundle_id>.mvb.tar` (`spec/mvb.md`, seed 004): one bundle in one
+//! mvb bundle exports, `<bundle_id>.mvb.tar` (`spec/mvb.md`): one bundle in one
 //! uncompressed GNU tar, marker first, payload verifiable with stock tools.
 //!
 //! - `fields`: version strings, SHA-256 hex, RFC 3339 UTC times, bundle ids (§1.2, §1.3).

@@ -1,4 +1,4 @@
-//! The four OneModel failure kinds (`spec/onemodel.md` §3.2, CONVENTIONS.md error table) and
+//! The four OneModel failure kinds (`spec/onemodel.md` §3.2, `spec/errors.md` §1) and
 //! the error that carries one with its location.
 
 use crate::json::{self, FieldError, Problem};

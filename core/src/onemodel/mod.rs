@@ -45,8 +45,8 @@ pub struct Limits {
     pub max_json_depth: usize,
     /// Most graphs and types open at once (default 64).
     pub max_nesting: usize,
-    /// Largest tensor in bytes (§2.5 rule 2; default 2^31 − 1, the largest seed 002's C#
-    /// library reads). A caller may raise it up to 2^63 − 1 (a larger value acts as
+    /// Largest tensor in bytes (§2.5 rule 2; default 2^31 − 1, the largest the OneModel
+    /// format's C# library reads). A caller may raise it up to 2^63 − 1 (a larger value acts as
     /// 2^63 − 1): a tensor over it is Unsupported, in the OneModel and ONNX readers and
     /// the writers alike. A tensor this platform cannot address (over `usize::MAX`) is
     /// LimitExceeded whatever the bound.

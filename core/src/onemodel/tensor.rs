@@ -10,8 +10,8 @@ use super::header::ALIGN;
 pub(crate) const STRING: u8 = 8;
 /// Element counts must stay below this (§2.5, §3.2).
 pub(crate) const MAX_ELEMENTS: u64 = 1 << 60;
-/// The default of `Limits::max_tensor_bytes` (§2.5): the largest tensor seed 002's C#
-/// library reads, so that files written under the default stay readable there.
+/// The default of `Limits::max_tensor_bytes` (§2.5): the largest tensor the OneModel
+/// format's C# library reads, so that files written under the default stay readable there.
 pub const DEFAULT_MAX_TENSOR_BYTES: u64 = (1 << 31) - 1;
 /// Largest `max_tensor_bytes` that means anything: a tensor's `length` is at most 2^63 − 1
 /// (§2.5 rule 1); a larger bound acts as this one.

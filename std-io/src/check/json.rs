@@ -1,5 +1,5 @@
 //! A plain `.json` file: strict JSON with the generic limits, depth 1024 and 256 MiB
-//! (CONVENTIONS.md "Command line", `spec/json.md` §6).
+//! (`spec/errors.md` §3.1, `spec/json.md` §6).
 
 use super::{CheckError, Format, read_limited};
 use crate::Progress;

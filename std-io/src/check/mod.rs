@@ -1,5 +1,5 @@
-//! The validating read behind `modelgate check` and `corpus-check` (CONVENTIONS.md
-//! "Command line"), and the one registry of formats.
+//! The validating read behind `modelgate check` and `corpus-check` (`spec/errors.md` §3,
+//! §4), and the one registry of formats.
 //!
 //! Adding a format means writing one [`Format`] implementation and listing it in
 //! [`FORMATS`]; detection, `--format`, `--json` output and `corpus-check` follow from it.
@@ -26,7 +26,7 @@ use std::path::Path;
 pub trait Format: Sync {
     /// The name used by `--format` and printed in results, for example `json`.
     fn name(&self) -> &'static str;
-    /// Every error kind this format can report (CONVENTIONS.md error table or `spec/errors.md`).
+    /// Every error kind this format can report (`spec/errors.md` §1).
     fn kinds(&self) -> &'static [&'static str];
     /// File-name suffixes that select this format, for example `.json`.
     fn suffixes(&self) -> &'static [&'static str];

@@ -1,4 +1,4 @@
-//! The progress contract of `modelgate check` (CONVENTIONS.md, command line), shared by the
+//! The progress contract of `modelgate check` (`spec/errors.md` §3.6), shared by the
 //! format tests that check it.
 
 use std::path::Path;

@@ -215,7 +215,7 @@ struct Bomb {
 const MATCHES: u64 = 520_224;
 
 /// The periods of the corpus's bombs: a run of zero bytes, then the shapes that were the
-/// slowest to decode as each copy of `spec/inflate.md` §8.8 landed (README, issue 8).
+/// slowest to decode as each copy of `spec/inflate.md` §8.8 landed (README "Benchmarks").
 const BOMB_PERIODS: [u8; 4] = [1, 2, 9, 33];
 
 // For every period: each member alone is under the limit and two are over it; one match
@@ -419,12 +419,12 @@ cases! {
     output_over_256_mib_of_period_2_across_two_members: two_bombs(2)
         => Reject(R::LimitExceeded, two_bombs_excess_at(2));
     // Period 9: each 8-byte copy would read bytes that the two stores before it wrote
-    // (the slowest shape before the period word, README, issue 8).
+    // (the slowest shape before the period word, README "Benchmarks").
     output_over_256_mib_of_period_9_across_two_members: two_bombs(9)
         => Reject(R::LimitExceeded, two_bombs_excess_at(9));
     // Period 33: the shortest distance above the period word's of 1771862, whose 8-byte
     // copies still read two stores just made; the slowest shape until the copy from
-    // farther back (README, issue 8).
+    // farther back (README "Benchmarks").
     output_over_256_mib_of_period_33_across_two_members: two_bombs(33)
         => Reject(R::LimitExceeded, two_bombs_excess_at(33));
 }

@@ -63,8 +63,8 @@ pub struct CorpusFile {
 
 impl CorpusFile {
     /// The file of one case: `<folder>/<expected>-<case>.<ext>`, the case's snake-case rule
-    /// name written with dashes (CONVENTIONS.md `corpus-check`: `<Expected>` is `valid` or
-    /// the kind the file must be rejected with).
+    /// name written with dashes (`spec/errors.md` §4: `<Expected>` is `valid` or the
+    /// kind the file must be rejected with).
     pub fn case(folder: &str, expected: &str, name: &str, ext: &str, bytes: &[u8]) -> CorpusFile {
         CorpusFile {
             path: format!("{folder}/{expected}-{}.{ext}", name.replace('_', "-")),
@@ -82,7 +82,7 @@ pub enum Expect<R> {
     Reject(R, u64),
 }
 
-/// What a case's file name says it must give (CONVENTIONS.md `corpus-check`): `valid`, or
+/// What a case's file name says it must give (`spec/errors.md` §4): `valid`, or
 /// the kind the file must be rejected with.
 pub trait Expected {
     /// `valid`, or the kind of the rejection.
@@ -184,8 +184,8 @@ pub(crate) fn has_reason<R: Copy>(cases: &[Case<Expect<R>>], want: impl Fn(R) ->
         .any(|c| matches!(c.expect, Expect::Reject(r, _) if want(r)))
 }
 
-/// Asserts that a module's case names are at least `min` and all distinct (the issue's
-/// minimum corpus size for the folder).
+/// Asserts that a module's case names are at least `min` and all distinct (the folder's
+/// minimum corpus size).
 #[cfg(test)]
 pub(crate) fn assert_enough_distinct<'a>(names: impl Iterator<Item = &'a str>, min: usize) {
     let mut names: Vec<&str> = names.collect();

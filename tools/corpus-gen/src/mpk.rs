@@ -60,7 +60,7 @@ pub fn files() -> Vec<CorpusFile> {
 }
 
 /// `mpk/fixtures_manifest.json`: canonical JSON `{"files":{"<name>":"<sha256>",...},"format":"mpk"}`
-/// sorted by name (seed "Determinism Requirements").
+/// sorted by name (`spec/mpk.md` §8, `spec/errors.md` §6.2).
 pub fn manifest(files: &[CorpusFile]) -> CorpusFile {
     let mut w = Writer::new();
     w.begin_object().name("files").begin_object();
@@ -894,7 +894,7 @@ cases! {
     // gzip layer (spec/inflate.md §5).
     gzip_bad_magic: gz_edit(|g| g[0] = 0x1e) => Reject(IA, "gzip: not a gzip member");
     gzip_isize_mismatch: gz_edit(|g| { let n = g.len(); g[n - 1] ^= 1; }) => Reject(IA, "gzip: member size mismatch");
-    // Found by the mpk fuzz target (fuzz/README.md): output inflated before a deflate error
+    // Found by the mpk fuzz target: output inflated before a deflate error
     // in the same call reaches the tar layer first, so the first error is the same whole
     // or in pieces (spec/inflate.md §2.8).
     tar_error_before_deflate_error: tar_header_then_bad_block() => Reject(IA, "checksum mismatch");

@@ -341,7 +341,7 @@ fn m_many_functions() -> String {
 
 /// A table list (`sparse_initializers`) of 131072 numbers: two manifest bytes per element,
 /// about 300 bytes per table element, so reserving for its length up front would ask for
-/// about 38 MiB for a 256 KiB file (CONVENTIONS: nothing allocated from an unchecked size;
+/// about 38 MiB for a 256 KiB file (`spec/errors.md` §2.3: nothing allocated from an unchecked size;
 /// the hostile-corpus memory goal is 16 MiB above the input).
 fn m_sparse_numbers() -> String {
     gm(&format!("{{\"sparse_initializers\":[{}1]}}", "1,".repeat(131_071)))

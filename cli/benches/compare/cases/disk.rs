@@ -74,7 +74,7 @@ pub fn onnx_convert(onnx: &Path, work: &Path) -> Case {
 const PY_ONNX: &str = "Python onnx.load + onnx.save";
 const PY_ONNX_EXTERNAL: &str = "Python onnx.load + onnx.save (external data)";
 
-/// The memory goal of the external-data rows (issue 45): the protobuf or manifest, a few
+/// The memory goal of the external-data rows (README "Benchmarks"): the protobuf or manifest, a few
 /// KiB here, plus 64 MiB, whatever the tensor bytes.
 const SCALE_MEMORY: Goal = Goal::Memory {
     bytes: 64 * MIB,

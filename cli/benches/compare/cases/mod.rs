@@ -1,5 +1,5 @@
-//! Cases: each names its implementations (modelgate first, then its peers) and the goals of
-//! issue 8 it is judged by. Implementations run alternately, `reps` times each.
+//! Cases: each names its implementations (modelgate first, then its peers) and the goals
+//! it is judged by (README "Benchmarks"). Implementations run alternately, `reps` times each.
 
 pub mod bombs;
 pub mod disk;
@@ -27,7 +27,7 @@ impl Imp {
     }
 }
 
-/// A goal of issue 8 for modelgate's row.
+/// A goal for modelgate's row.
 #[derive(Clone, Copy)]
 pub enum Goal {
     /// Peer time / modelgate time at least `at_least`.
@@ -36,14 +36,14 @@ pub enum Goal {
         peer: &'static str,
         /// Smallest acceptable ratio.
         at_least: f64,
-        /// The goal as the issue states it.
+        /// The goal as the results table prints it.
         text: &'static str,
     },
     /// modelgate's peak memory at most `bytes`.
     Memory {
         /// Largest acceptable peak.
         bytes: u64,
-        /// The goal as the issue states it.
+        /// The goal as the results table prints it.
         text: &'static str,
     },
 }

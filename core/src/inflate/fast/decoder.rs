@@ -1029,7 +1029,7 @@ fn copy_fast(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 /// `dist` bytes are out the copy reads from `2·dist` back, after the next `dist` from
 /// `3·dist`, and so on. An 8-byte load from `dist` back would read bytes of the two stores
 /// before it, just made, which the processor cannot forward from its store buffer: each
-/// load would wait for both to reach the cache (README, issue 8).
+/// load would wait for both to reach the cache (README "Benchmarks").
 #[inline(never)]
 fn copy_lagged(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     let end = pos + len;
@@ -1071,7 +1071,7 @@ fn copy_words(out: &mut [u8], mut d: usize, to: usize, lag: usize) -> usize {
 /// largest multiple of `dist` up to 16: no load reads what this copy stored. An 8-byte
 /// copy from `dist` back would load, for each 8 bytes, what the store before it (distances
 /// up to 8) or the two before it (9 to 15, which the processor cannot forward from its
-/// store buffer) had just written (README, issue 8).
+/// store buffer) had just written (README "Benchmarks").
 #[inline(never)]
 fn copy_pattern(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     const W: usize = 16;
@@ -1133,7 +1133,7 @@ const FAR: usize = 512;
 
 /// How far back [`copy_match`] reads at most, in as many bytes per library copy: far from
 /// a multiple of 4 KiB, where a load would seem to depend on a store 4 KiB ahead of it
-/// (distances up to 8 KiB made a period of 9 bytes 2.4 times slower; README, issue 8).
+/// (distances up to 8 KiB made a period of 9 bytes 2.4 times slower; README "Benchmarks").
 const FARTHEST: usize = 2048;
 
 /// Copies a match of `len` bytes from `dist` back at `pos` for [`Run::fill`], allowed
@@ -1142,7 +1142,7 @@ const FARTHEST: usize = 2048;
 /// as the fast loop does; a longer one (the matches of a run, written at once) from
 /// [`FAR`] or more back after its first bytes, in library copies: a long copy from a short
 /// distance in 8-byte words has each load wait on the stores just before it (measured:
-/// 16–18 ms per 128 MiB of a period broken every 16 KiB, 7 ms this way; README, issue 8).
+/// 16–18 ms per 128 MiB of a period broken every 16 KiB, 7 ms this way; README "Benchmarks").
 pub(crate) fn copy_match(out: &mut [u8], pos: usize, dist: usize, len: usize) {
     // A distance of 1 is one fill, and a copy without room for the overrun exact.
     if dist <= 1 || dist > pos || pos.saturating_add(len).saturating_add(8) > out.len() {

@@ -1,5 +1,5 @@
-//! `pipeline_sequence.json` (`spec/mpk.md` §3.4, §3.5): the seed's "JSON and Sequence
-//! Validation" rules, stable ordering by `sequence_id` and dependency rules.
+//! `pipeline_sequence.json` (`spec/mpk.md` §3.4, §3.5): the MPK Contract document's "JSON and
+//! Sequence Validation" rules, stable ordering by `sequence_id` and dependency rules.
 //!
 //! The document is checked over its tokens, with no value built ([`read_pipelines`],
 //! §3.3.1): the walk (`reader.rs`) goes over it as the strict parser validates it, checks
@@ -152,7 +152,7 @@ fn sequence<'v, 'p>(p: &'p Cursor<'v, 'p>, len: usize, max_stages: usize) -> Res
     let seq = p.field("sequence").map_err(field)?;
     seq.array().map_err(field)?;
     if len == 0 {
-        // seed: "First pipeline object must contain non-empty sequence array".
+        // §3.4.2: "First pipeline object must contain non-empty sequence array".
         return Err(rule(&seq, "sequence must be a non-empty array"));
     }
     if len > max_stages {
@@ -256,7 +256,7 @@ fn rule_named(c: &Cursor<'_, '_>, detail: String) -> MpkError {
 
 /// §3.4.3: the error for a stage whose name an earlier stage of its pipeline has.
 fn duplicate_name(s: &Cursor<'_, '_>) -> MpkError {
-    // seed: "Duplicate stage names are rejected".
+    // §3.4.3: "Duplicate stage names are rejected".
     match s.field("name") {
         Ok(name) => rule(&name, "duplicate stage name"),
         Err(e) => field(e),

@@ -402,7 +402,7 @@ impl<'a> Walk<'a, '_> {
         let list = root.field("pipelines").map_err(field)?;
         list.array().map_err(field)?;
         if self.count == 0 {
-            // seed: "JSON object with non-empty pipelines array".
+            // §3.4.1: "JSON object with non-empty pipelines array".
             return Err(field(list.error(Problem::Rule("pipelines must be a non-empty array"))));
         }
         match self.error {
