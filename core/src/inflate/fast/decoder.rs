@@ -23,7 +23,8 @@
 //! Both live outside the fast loop, out of line: anything the loop keeps live costs it
 //! registers, and any code inlined into the function that holds it changes how they are
 //! allocated (each cost 3–5 % on the benchmark's streams, and checking the distance in
-//! the loop 4 % on the MPK stream; `cli/benches/HISTORY.md`).
+//! the loop 4 % on the MPK stream; the benchmark log,
+//! `git log -p -- cli/benches/HISTORY.md`).
 
 use crate::invariant;
 use alloc::boxed::Box;
@@ -1043,7 +1044,8 @@ fn copy_lagged(out: &mut [u8], pos: usize, dist: usize, len: usize) {
 }
 
 /// How far back [`copy_lagged`] reads before it stops reaching farther (measured: 48 left
-/// some distances slow, 160 slowed the short ones; `cli/benches/HISTORY.md`).
+/// some distances slow, 160 slowed the short ones; the benchmark log,
+/// `git log -p -- cli/benches/HISTORY.md`).
 const MAX_LAG: usize = 80;
 
 /// Copies 8-byte words from `lag` back to `d`, `d + 8`, … while a word starts before `to`;

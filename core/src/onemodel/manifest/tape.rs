@@ -239,8 +239,8 @@ impl<'a> Tape<'a> {
 
 /// Byte equality of two slices, eight bytes at a time, then byte by byte: member and value
 /// names are a few bytes long, where a library `memcmp` call costs more than the
-/// comparison (on the machines of `cli/benches/HISTORY.md`, "OneModel names without
-/// memcmp", many times more).
+/// comparison (on the machines of the benchmark log, `git log -p -- cli/benches/HISTORY.md`,
+/// "OneModel names without memcmp", many times more).
 pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
