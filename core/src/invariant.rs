@@ -71,6 +71,8 @@ where
 }
 
 /// `s[i]`, which the caller's accounting keeps within `s`; `T::default()` if it were not.
+/// (Every format uses it; the JSON-only build does not.)
+#[cfg(any(feature = "mlbundle", feature = "onemodel", feature = "mpk", feature = "mvb"))]
 #[inline]
 #[track_caller]
 pub(crate) fn item<T: Copy + Default>(s: &[T], i: usize) -> T {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Code size of each modelgate format for thumbv7em-none-eabihf (README, "Lean core").
+"""Code size of each modelgate format for thumbv7em-none-eabihf (README, "Embedding the core").
 
 Builds the probe (a no_std static library calling one reader, fat LTO, opt-level "s", panic
 abort) once per format feature and prints, as a Markdown table, the `.text` and `.rodata`
