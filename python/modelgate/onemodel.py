@@ -98,7 +98,8 @@ def _dtype(code: int) -> "Optional[numpy.dtype[Any]]":
         try:
             import ml_dtypes  # type: ignore[import-not-found]
 
-            return np.dtype(getattr(ml_dtypes, name))
+            found: "numpy.dtype[Any]" = np.dtype(getattr(ml_dtypes, name))
+            return found
         except (ImportError, AttributeError):
             return np.dtype(raw)
     return None
@@ -123,11 +124,11 @@ class OneModel:
     dtypes: Dict[str, Optional[str]]
     shapes: Dict[str, Tuple[int, ...]]
 
-    def __init__(self, path: str, map: Optional[mmap.mmap], rows: Any) -> None:
+    def __init__(self, path: str, map: mmap.mmap, rows: Any) -> None:
         import numpy as np
 
         self.path = path
-        self._map = map
+        self._map: Optional[mmap.mmap] = map
         self.tensors = {}
         self.dtypes = {}
         self.shapes = {}
@@ -141,6 +142,7 @@ class OneModel:
                 array = array.reshape(shape)
                 array.flags.writeable = False
             else:
+                buffer: Any
                 if data[0] == "file":
                     buffer, offset, length = map, data[1], data[2]
                 else:
@@ -190,7 +192,10 @@ def read(path: Union[str, "os.PathLike[str]"], *, max_tensor_bytes: Optional[int
     (``Malformed``, ``OutOfRange``, ``Unsupported``, ``LimitExceeded``), :class:`OSError`
     when the file cannot be read, ``ImportError`` without NumPy.
     """
-    import numpy  # noqa: F401  (fail before any work without NumPy)
+    try:
+        import numpy  # noqa: F401  (fail before any work without NumPy)
+    except ImportError as e:
+        raise ImportError("modelgate.onemodel.read needs NumPy (pip install numpy)") from e
 
     path = os.fsdecode(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
