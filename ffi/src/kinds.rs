@@ -330,10 +330,8 @@ pub extern "C" fn mg_kind_name(kind: u32) -> *const c_char {
 /// static; NULL for `MG_FORMAT_NONE` and any other value.
 #[unsafe(no_mangle)]
 pub extern "C" fn mg_format_name(format: u32) -> *const c_char {
-    FORMAT_NAMES
-        .iter()
-        .find(|(f, _)| *f as u32 == format)
-        .map_or(core::ptr::null(), |(_, n)| n.as_ptr())
+    let find = || FORMAT_NAMES.iter().find(|(f, _)| *f as u32 == format).map(|(_, n)| *n);
+    crate::outcome::guard(find, |_| None).map_or(core::ptr::null(), CStr::as_ptr)
 }
 
 /// Every format with its name (the format registry's, `modelgate_io::check::FORMATS`).

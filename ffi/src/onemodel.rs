@@ -124,10 +124,8 @@ fn dtype(code: u8) -> mg_dtype {
 /// static; NULL for `MG_DTYPE_UNDEFINED` and any value that is not a dtype.
 #[unsafe(no_mangle)]
 pub extern "C" fn mg_dtype_name(dtype: u32) -> *const c_char {
-    DTYPES
-        .iter()
-        .find(|(d, _)| *d as u32 == dtype)
-        .map_or(core::ptr::null(), |(_, n)| n.as_ptr())
+    let find = || DTYPES.iter().find(|(d, _)| *d as u32 == dtype).map(|(_, n)| *n);
+    outcome::guard(find, |_| None).map_or(core::ptr::null(), CStr::as_ptr)
 }
 
 /// One tensor as `mg_onemodel_tensor` describes it. Every pointer stays valid until
