@@ -341,17 +341,24 @@ pub unsafe extern "C" fn mg_onemodel_tensor(
     let Some(h) = (unsafe { handle.as_ref() }) else {
         return mg_status::MG_ERR_NULL;
     };
-    // SAFETY: NULL or a writable `mg_tensor` (the caller's contract).
-    let Some(out) = (unsafe { out.as_mut() }) else {
+    if out.is_null() {
         return mg_status::MG_ERR_NULL;
-    };
-    outcome::guard(|| describe(h, index, out), |_| mg_status::MG_ERR_PANIC)
+    }
+    match outcome::guard(|| describe(h, index), |_| Err(mg_status::MG_ERR_PANIC)) {
+        Ok(t) => {
+            // SAFETY: a writable `mg_tensor` (the caller's contract), not NULL; written
+            // whole, without reading what it held.
+            unsafe { out.write(t) };
+            mg_status::MG_OK
+        }
+        Err(status) => status,
+    }
 }
 
-/// `mg_onemodel_tensor` once its pointers are references.
-fn describe(h: &mg_onemodel, index: usize, out: &mut mg_tensor) -> mg_status {
+/// Tensor `index` of `h` as C sees it, or `MG_ERR_ARGUMENT` past the last.
+fn describe(h: &mg_onemodel, index: usize) -> Result<mg_tensor, mg_status> {
     let Some(t) = h.tensors.get(index) else {
-        return mg_status::MG_ERR_ARGUMENT;
+        return Err(mg_status::MG_ERR_ARGUMENT);
     };
     let (data, data_len, string_count) = match &t.data {
         // `wrapping_add` is plain arithmetic: the range lies inside the file's bytes (checked
@@ -362,7 +369,7 @@ fn describe(h: &mg_onemodel, index: usize, out: &mut mg_tensor) -> mg_status {
         Data::Owned(_) => (core::ptr::null(), 0, 0),
         Data::Strings(s) => (core::ptr::null(), 0, s.len()),
     };
-    *out = mg_tensor {
+    Ok(mg_tensor {
         name: t.name.as_ptr().cast::<c_char>(),
         name_len: t.name.len().saturating_sub(1),
         dtype: t.dtype,
@@ -375,8 +382,7 @@ fn describe(h: &mg_onemodel, index: usize, out: &mut mg_tensor) -> mg_status {
         data,
         data_len,
         string_count,
-    };
-    mg_status::MG_OK
+    })
 }
 
 /// Element `element` of a string tensor (`MG_DTYPE_STRING`): `*bytes` and `*len` are set to

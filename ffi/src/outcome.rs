@@ -178,32 +178,39 @@ pub(crate) fn guard<T>(body: impl FnOnce() -> T, on_panic: impl FnOnce(String) -
 ///
 /// As for [`finish`].
 unsafe fn write(result: *mut mg_result, outcome: &Outcome) {
-    // SAFETY: `result` is NULL or a valid, writable `mg_result` (the caller's contract).
-    let Some(r) = (unsafe { result.as_mut() }) else {
+    if result.is_null() {
         return;
+    }
+    // Only `message` and `message_capacity` are read, field by field: the caller need not
+    // have initialised the rest, so no reference to the whole struct is made.
+    // SAFETY: `result` is a valid, writable `mg_result` (the caller's contract), not NULL.
+    let (message, capacity) = unsafe { ((*result).message, (*result).message_capacity) };
+    let (written, cut) = fit(&outcome.text, capacity);
+    let buffer = !message.is_null() && capacity > 0;
+    let text = match buffer {
+        true => outcome.text.as_bytes().get(..written).unwrap_or_default(),
+        false => &[],
     };
-    r.format = outcome.format;
-    r.kind = outcome.kind;
-    r.has_offset = outcome.offset.is_some();
-    r.offset = outcome.offset.unwrap_or(0);
-    let (written, truncated) = fit(&outcome.text, r.message_capacity);
-    r.message_len = 0;
-    r.truncated = truncated;
-    if r.message.is_null() || r.message_capacity == 0 {
-        r.truncated = !outcome.text.is_empty();
-        return;
+    if buffer {
+        let to = message.cast::<u8>();
+        // SAFETY: `message` points to `message_capacity` writable bytes (the caller's
+        // contract) and `fit` keeps `written + 1 <= message_capacity`: the text and its NUL
+        // fit. Raw writes, never a reference to the caller's bytes, which may be
+        // uninitialised; `text` is this library's own string, so the two cannot overlap.
+        unsafe {
+            core::ptr::copy_nonoverlapping(text.as_ptr(), to, text.len());
+            to.add(text.len()).write(0);
+        }
     }
-    let text = outcome.text.as_bytes().get(..written).unwrap_or_default();
-    let to = r.message.cast::<u8>();
-    // SAFETY: `message` points to `message_capacity` writable bytes (the caller's contract)
-    // and `fit` keeps `written + 1 <= message_capacity`: the text and its NUL fit. Raw
-    // writes, never a reference to the caller's bytes, which may be uninitialised; `text`
-    // is this library's own string, so the two cannot overlap.
+    // SAFETY: as above; plain writes of `Copy` fields through the place, whatever they held.
     unsafe {
-        core::ptr::copy_nonoverlapping(text.as_ptr(), to, text.len());
-        to.add(text.len()).write(0);
+        (*result).format = outcome.format;
+        (*result).kind = outcome.kind;
+        (*result).has_offset = outcome.offset.is_some();
+        (*result).offset = outcome.offset.unwrap_or(0);
+        (*result).message_len = text.len();
+        (*result).truncated = if buffer { cut } else { !outcome.text.is_empty() };
     }
-    r.message_len = text.len();
 }
 
 /// How many bytes of `text` fit in `capacity` bytes with a NUL after them, cut at a UTF-8
