@@ -210,8 +210,14 @@ fn main() -> ExitCode {
 }
 
 /// A command line clap refused: its message and exit status 2, or, when `--json` was given,
-/// one JSON object of kind `UsageError` on stdout. Help and version requests print as usual.
+/// one JSON object of kind `UsageError` on stdout. Help requests print as usual, version
+/// requests `modelgate <version>` whatever the subcommand.
 fn usage_error(e: &clap::Error) -> ExitCode {
+    if e.kind() == ErrorKind::DisplayVersion {
+        // clap names a subcommand's version `modelgate-check 0.1.0` (the name its man page
+        // has); the program is `modelgate` whichever subcommand is asked.
+        return print_bytes(format!("modelgate {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+    }
     let shown = matches!(
         e.kind(),
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand

@@ -130,7 +130,7 @@ fn pack_refuses_a_model_onnx_that_is_not_self_contained() {
     for (bytes, message) in [
         (
             &b"onnx model bytes"[..],
-            "model.onnx is not a self-contained ONNX model: wire type 6 or 7 (undefined): not an ONNX model (member model.onnx, onnx, byte 0)",
+            "model.onnx is not a self-contained ONNX model: field 13 of ModelProto has undefined wire type 7 (expected 0, 1, 2 or 5): not an ONNX model (member model.onnx, onnx, byte 0)",
         ),
         (
             &stub[..],

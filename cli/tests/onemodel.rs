@@ -173,7 +173,7 @@ fn hostile_onnx_rejected_with_kind() {
             Some(1),
             String::new(),
             format!(
-                "{input}: rejected (onnx) Malformed: wire type 6 or 7 (undefined): not an ONNX model (onnx, byte 0)\n"
+                "{input}: rejected (onnx) Malformed: field 1 of ModelProto has undefined wire type 7 (expected 0, 1, 2 or 5): not an ONNX model (onnx, byte 0)\n"
             )
         )
     );
@@ -184,7 +184,7 @@ fn hostile_onnx_rejected_with_kind() {
         (
             Some(1),
             format!(
-                "{input}: rejected (onnx) Malformed: wire type 6 or 7 (undefined): not an ONNX model (onnx, byte 0)\n"
+                "{input}: rejected (onnx) Malformed: field 1 of ModelProto has undefined wire type 7 (expected 0, 1, 2 or 5): not an ONNX model (onnx, byte 0)\n"
             ),
             String::new()
         )

@@ -157,7 +157,11 @@ fn gzip_bad_magic_rejected() {
 fn gzip_method_not_deflate_rejected() {
     let mut input = write_gzip(b"x", 100).unwrap();
     input[2] = 7;
-    assert_eq!(rejected(&input), gz_err(GzipReason::BadMethod, 2));
+    assert_eq!(rejected(&input), gz_err(GzipReason::BadMethod(7), 2));
+    assert_eq!(
+        GzipReason::BadMethod(7).to_string(),
+        "compression method 7 is not deflate (expected CM 8)"
+    );
 }
 
 #[test]
@@ -182,8 +186,12 @@ fn gzip_xfl_must_be_0_2_or_4() {
     }
     for xfl in [1, 3, 5, 8, 255] {
         let input = member(fixed_header(0, xfl, 3), b"x");
-        assert_eq!(rejected(&input), gz_err(GzipReason::BadXfl, 8), "xfl {xfl}");
+        assert_eq!(rejected(&input), gz_err(GzipReason::BadXfl(xfl), 8), "xfl {xfl}");
     }
+    assert_eq!(
+        GzipReason::BadXfl(1).to_string(),
+        "invalid XFL value 1 (expected 0, 2 or 4)"
+    );
 }
 
 #[test]
@@ -193,8 +201,12 @@ fn gzip_os_must_be_0_to_13_or_255() {
     }
     for os in [14, 100, 254] {
         let input = member(fixed_header(0, 0, os), b"x");
-        assert_eq!(rejected(&input), gz_err(GzipReason::BadOs, 9), "os {os}");
+        assert_eq!(rejected(&input), gz_err(GzipReason::BadOs(os), 9), "os {os}");
     }
+    assert_eq!(
+        GzipReason::BadOs(14).to_string(),
+        "invalid OS value 14 (expected 0 to 13 or 255)"
+    );
 }
 
 #[test]
@@ -512,7 +524,7 @@ fn gzip_one_byte_feeding_matches_whole() {
 fn gzip_error_is_sticky() {
     let mut decoder = GzipDecoder::new(100);
     let e = decoder.feed(&[0x1f, 0x8b, 9], |_| {}).unwrap_err();
-    assert_eq!(e, gz_err(GzipReason::BadMethod, 2));
+    assert_eq!(e, gz_err(GzipReason::BadMethod(9), 2));
     assert_eq!(decoder.feed(&[0], |_| {}), Err(e));
     assert_eq!(decoder.finish(), Err(e));
 }

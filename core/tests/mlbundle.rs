@@ -295,3 +295,28 @@ fn validating_load_does_not_attest_native_models() {
     let bytes = write_container(&manifest, &m, &ArchiveLimits::DEFAULT).unwrap();
     assert!(!load_container(&bytes, &ArchiveLimits::DEFAULT).unwrap().models_attested);
 }
+
+/// §8.2, §9.3: an unknown dtype is named, quoted, with the dtypes allowed; the streaming
+/// contract and the one over the decoded value say the same.
+#[test]
+fn unknown_dtype_names_the_value_and_the_dtypes() {
+    use modelgate_core::mlbundle::{check_member, check_schema};
+    let schema = br#"{"inputs":[{"name":"x","dtype":"float"}]}"#;
+    check_member(N::Schema, schema, &ArchiveLimits::DEFAULT).unwrap();
+    let e = check_schema(schema, &ArchiveLimits::DEFAULT).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidJson);
+    assert_eq!(
+        e.message,
+        "schema.inputs[0].dtype: unknown dtype \"float\" (expected one of float32, float64, int32, int64, bool, \
+         string, category)"
+    );
+    // A long value is cut after 64 characters.
+    let long = format!(r#"{{"inputs":[{{"name":"x","dtype":"{}"}}]}}"#, "f".repeat(100));
+    let e = check_schema(long.as_bytes(), &ArchiveLimits::DEFAULT).unwrap_err();
+    assert!(
+        e.message
+            .contains(&format!("unknown dtype \"{}\"… (expected", "f".repeat(64))),
+        "{}",
+        e.message
+    );
+}

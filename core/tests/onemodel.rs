@@ -480,6 +480,28 @@ fn type_codes_beyond_i64_unsupported() {
     );
 }
 
+/// The message of an unsupported code names it as written, however large (a long one cut
+/// after 20 digits), with the codes expected.
+#[test]
+fn unsupported_codes_are_named_as_written() {
+    let message = |dtype: &str| {
+        let m = init_graph(&format!(
+            "{{\"dtype\":{dtype},\"dims\":[],\"data\":{{\"offset\":0,\"length\":0}}}}"
+        ));
+        read_err(&file(&m, &[])).message.into_owned()
+    };
+    assert_eq!(message("0"), "unsupported dtype 0 (expected 1 to 28)");
+    assert_eq!(
+        message("-9223372036854775809"),
+        "unsupported dtype -9223372036854775809 (expected 1 to 28)"
+    );
+    let long = "1".repeat(400);
+    assert_eq!(
+        message(&long),
+        "unsupported dtype 11111111111111111111… (400 digits) (expected 1 to 28)"
+    );
+}
+
 #[test]
 fn negative_dim_out_of_range() {
     let m = init_graph("{\"dtype\":1,\"dims\":[2,-1],\"data\":{\"offset\":0,\"length\":0}}");
@@ -1220,6 +1242,16 @@ fn writer_refuses_sparse_indices_not_int64() {
         indices.data = TensorData::Raw(four[..].to_vec().into());
     });
     assert_refused(&e, ErrorKind::Malformed, "model");
+    assert_eq!(e.message, "sparse indices must be int64 (dtype 7), not dtype 1");
+}
+
+/// §2.5: a tensor's dtype is one of the table's codes; the refusal names the code found
+/// and the codes allowed.
+#[test]
+fn writer_refuses_unknown_dtype_naming_it() {
+    let e = writer_refusal(|m| m.graph.initializers[0].dtype = 99);
+    assert_refused(&e, ErrorKind::Unsupported, "model");
+    assert_eq!(e.message, "unsupported dtype 99 (expected 1 to 28)");
 }
 
 /// §2.7: a Dim `value` is an integer ≥ 0 the reader reads as an i64 (OutOfRange above).
@@ -1287,7 +1319,9 @@ fn writer_refuses_attributes_a_reader_rejects() {
         }
     };
     assert_refused(&writer_refusal(unset(0)), ErrorKind::Malformed, "model");
-    assert_refused(&writer_refusal(unset(15)), ErrorKind::Unsupported, "model");
+    let e = writer_refusal(unset(15));
+    assert_refused(&e, ErrorKind::Unsupported, "model");
+    assert_eq!(e.message, "unsupported attribute type 15 (expected 1 to 14)");
 }
 
 /// §2.7: `elem_type` and `key_type` are 0 or a dtype code (Unsupported otherwise).
@@ -1299,6 +1333,7 @@ fn writer_refuses_unknown_element_type() {
         }
     });
     assert_refused(&e, ErrorKind::Unsupported, "model");
+    assert_eq!(e.message, "unsupported element type 99 (expected 0 to 28)");
 }
 
 /// A model whose graphs nest `levels` deep through GRAPH attributes of If nodes.
@@ -1808,6 +1843,91 @@ mod onnx_proto {
         }
         let e = err(&model_with_tensor(&[int(1, 0), int(2, 1), int(14, 1 << 40)].concat()));
         assert_eq!(e.kind, ErrorKind::Unsupported);
+    }
+
+    /// Where a set of values is allowed, the message names the value found and the set.
+    #[test]
+    fn onnx_messages_name_the_value_and_the_allowed_set() {
+        let message = |bytes: &[u8]| err(bytes).message.into_owned();
+        assert_eq!(
+            message(&model_with_tensor(&[int(1, 0), int(2, 99)].concat())),
+            "unsupported dtype 99 (expected 1 to 28)"
+        );
+        assert_eq!(
+            message(&model_with_tensor(&[int(1, 0), int(2, 1 << 63)].concat())),
+            "unsupported dtype -9223372036854775808 (expected 1 to 28)"
+        );
+        assert_eq!(
+            message(&model_with_tensor(&[int(1, 0), int(2, 1), int(14, 2)].concat())),
+            "unknown data_location 2 (expected 0 for DEFAULT or 1 for EXTERNAL)"
+        );
+        let input = [len(1, b"x"), len(2, &len(1, &int(1, 29)))].concat();
+        assert_eq!(
+            message(&[int(1, 9), len(7, &len(11, &input))].concat()),
+            "unsupported element type 29 (expected 0 to 28)"
+        );
+        // GraphProto { node { attribute { name "a", type 15 } } }.
+        let attribute = [len(1, b"a"), int(20, 15)].concat();
+        assert_eq!(
+            message(&[int(1, 9), len(7, &len(1, &len(5, &attribute)))].concat()),
+            "unsupported attribute type 15 (expected 1 to 14)"
+        );
+    }
+
+    /// A known field of the wrong wire type names the field, the wire type found and the
+    /// one expected; at the top level the message type is named, and before any field of
+    /// `ModelProto` has been read, the input is said not to look like ONNX.
+    #[test]
+    fn onnx_wire_errors_name_field_and_wire_type() {
+        let e = err(&len(1, b"x"));
+        assert_eq!(
+            (e.message.as_ref(), e.path.as_deref(), e.offset),
+            (
+                "field 1 of ModelProto has wire type 2 (bytes), expected 0 (varint): not an ONNX model?",
+                Some("onnx"),
+                Some(0)
+            )
+        );
+        let e = err(&[int(1, 9), int(7, 1)].concat());
+        assert_eq!(
+            (e.message.as_ref(), e.offset),
+            (
+                "field 7 of ModelProto has wire type 0 (varint), expected 2 (bytes)",
+                Some(2)
+            )
+        );
+        let e = err(&[int(1, 9), len(7, &int(5, 1))].concat());
+        assert_eq!(
+            (e.message.as_ref(), e.path.as_deref()),
+            (
+                "field 5 has wire type 0 (varint), expected 2 (bytes)",
+                Some("onnx.graph")
+            )
+        );
+        // Files that are not ONNX at all: JSON, a JPEG, text, an empty file.
+        for (bytes, expected) in [
+            (
+                &br#"{"ir_version": 9}"#[..],
+                "field 15 of ModelProto has group wire type 3 (expected 0, 1, 2 or 5): not an ONNX model",
+            ),
+            (
+                &b"\xff\xd8\xff\xe0\x00\x10JFIF\x00"[..],
+                "field 25427343 of ModelProto has undefined wire type 7 (expected 0, 1, 2 or 5): not an ONNX model",
+            ),
+            (
+                &b"\n  model\n"[..],
+                "field 1 of ModelProto has length 32, which runs past the end of the message (7 bytes left): \
+                 not an ONNX model?",
+            ),
+            (&b""[..], "ir_version is missing: not an ONNX model?"),
+        ] {
+            assert_eq!(err(bytes).message, expected);
+        }
+        // After ir_version, a broken key is a damaged model, not a foreign file.
+        assert_eq!(
+            err(&[int(1, 9), vec![0]].concat()).message,
+            "invalid field number 0 (expected 1 to 536870911)"
+        );
     }
 
     fn fixed64(number: u32, value: u64) -> Vec<u8> {

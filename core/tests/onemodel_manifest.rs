@@ -12,7 +12,9 @@ use std::path::Path;
 /// `name<TAB>kind<TAB>field or path<TAB>offset<TAB>message`. A corpus change that adds or
 /// changes a OneModel case updates this list with it (the one case added since,
 /// `Malformed-sparse-initializers-131072-numbers`, with the outcome the tape reader gave
-/// both before and after 273da6f).
+/// both before and after 273da6f), and so does a change of message: the messages of
+/// unsupported codes, kinds and versions name the value found and the values expected
+/// since the `messages` branch (kinds, locations and offsets unchanged).
 const OUTCOMES: &str = include_str!("data/onemodel_corpus_outcomes.tsv");
 
 fn outcome(bytes: &[u8]) -> String {

@@ -85,7 +85,15 @@ fn unsupported_method_rejected() {
     });
     assert_eq!(
         r,
-        err(R::UnsupportedMethod, patched_offset(1, 10), Some(N::ModelUbj as usize))
+        err(
+            R::UnsupportedMethod(12),
+            patched_offset(1, 10),
+            Some(N::ModelUbj as usize)
+        )
+    );
+    assert_eq!(
+        R::UnsupportedMethod(12).to_string(),
+        "compression method 12 is not stored (0) or deflated (8)"
     );
 }
 
@@ -113,10 +121,14 @@ fn version_needed_rejected() {
         let r = patched(|b, a| put16(b, a.entries[1].central.header_offset + 6, v));
         assert_eq!(
             r,
-            err(R::BadVersionNeeded, patched_offset(1, 6), Some(N::ModelUbj as usize)),
+            err(R::BadVersionNeeded(v), patched_offset(1, 6), Some(N::ModelUbj as usize)),
             "{v}"
         );
     }
+    assert_eq!(
+        R::BadVersionNeeded(63).to_string(),
+        "version needed to extract 63 is not allowed (expected 10: stored, without ZIP64; 20: without ZIP64; 45)"
+    );
 }
 
 #[test]

@@ -12,14 +12,14 @@ use core::fmt;
 pub enum GzipReason {
     /// ID1 is not 0x1f or ID2 is not 0x8b (§5.1).
     BadMagic,
-    /// CM is not 8, deflate (§5.1).
-    BadMethod,
+    /// CM (the value) is not 8, deflate (§5.1).
+    BadMethod(u8),
     /// One of the reserved FLG bits 5 to 7 is set (§5.1).
     ReservedFlags,
-    /// XFL is not 0, 2 or 4 (§5.1).
-    BadXfl,
-    /// OS is neither 0 to 13 nor 255 (§5.1).
-    BadOs,
+    /// XFL (the value) is not 0, 2 or 4 (§5.1).
+    BadXfl(u8),
+    /// OS (the value) is neither 0 to 13 nor 255 (§5.1).
+    BadOs(u8),
     /// The FEXTRA subfields do not tile XLEN exactly (§5.2).
     BadExtraField,
     /// FHCRC differs from the low 16 bits of the header's CRC-32 (§5.4).
@@ -61,10 +61,10 @@ impl GzipReason {
     pub fn name(&self) -> &'static str {
         match self {
             GzipReason::BadMagic => "BadMagic",
-            GzipReason::BadMethod => "BadMethod",
+            GzipReason::BadMethod(_) => "BadMethod",
             GzipReason::ReservedFlags => "ReservedFlags",
-            GzipReason::BadXfl => "BadXfl",
-            GzipReason::BadOs => "BadOs",
+            GzipReason::BadXfl(_) => "BadXfl",
+            GzipReason::BadOs(_) => "BadOs",
             GzipReason::BadExtraField => "BadExtraField",
             GzipReason::HeaderCrcMismatch { .. } => "HeaderCrcMismatch",
             GzipReason::Deflate(_) => "Deflate",
@@ -79,14 +79,15 @@ impl GzipReason {
 }
 
 impl fmt::Display for GzipReason {
-    /// A short message; never contains input bytes (`spec/inflate.md` §5.12).
+    /// A short message; never contains input bytes, but names a header field's value that is
+    /// not in its set (`spec/inflate.md` §5.12).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GzipReason::BadMagic => f.write_str("not a gzip member (bad magic)"),
-            GzipReason::BadMethod => f.write_str("compression method is not deflate"),
+            GzipReason::BadMethod(cm) => write!(f, "compression method {cm} is not deflate (expected CM 8)"),
             GzipReason::ReservedFlags => f.write_str("reserved header flag bits are set"),
-            GzipReason::BadXfl => f.write_str("invalid XFL value"),
-            GzipReason::BadOs => f.write_str("invalid OS value"),
+            GzipReason::BadXfl(xfl) => write!(f, "invalid XFL value {xfl} (expected 0, 2 or 4)"),
+            GzipReason::BadOs(os) => write!(f, "invalid OS value {os} (expected 0 to 13 or 255)"),
             GzipReason::BadExtraField => f.write_str("extra field subfields do not fill XLEN"),
             GzipReason::HeaderCrcMismatch { expected, actual } => {
                 write!(f, "header CRC mismatch: declared {expected:04x}, computed {actual:04x}")

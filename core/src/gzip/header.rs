@@ -131,7 +131,7 @@ impl HeaderParser {
             Field::Id1 => Field::Id2,
             Field::Id2 => Field::Cm,
             // spec/inflate.md §5.1: CM must be 8 (deflate).
-            Field::Cm if b != CM_DEFLATE => return fail(GzipReason::BadMethod),
+            Field::Cm if b != CM_DEFLATE => return fail(GzipReason::BadMethod(b)),
             Field::Cm => Field::Flg,
             // spec/inflate.md §5.1: FLG bits 5 to 7 are reserved and must be zero.
             Field::Flg if b & FLG_RESERVED != 0 => return fail(GzipReason::ReservedFlags),
@@ -143,10 +143,10 @@ impl HeaderParser {
             Field::Mtime(n) if n > 1 => Field::Mtime(n.saturating_sub(1)),
             Field::Mtime(_) => Field::Xfl,
             // spec/inflate.md §5.1: XFL is 0, 2 or 4.
-            Field::Xfl if !matches!(b, 0 | 2 | 4) => return fail(GzipReason::BadXfl),
+            Field::Xfl if !matches!(b, 0 | 2 | 4) => return fail(GzipReason::BadXfl(b)),
             Field::Xfl => Field::Os,
             // spec/inflate.md §5.1: OS is 0 to 13 or 255.
-            Field::Os if !matches!(b, 0..=13 | 255) => return fail(GzipReason::BadOs),
+            Field::Os if !matches!(b, 0..=13 | 255) => return fail(GzipReason::BadOs(b)),
             Field::Os => self.after_os(),
             _ => return self.byte_of_optional_field(b, at),
         };

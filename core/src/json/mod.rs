@@ -25,6 +25,8 @@ pub use error::{Error, ErrorKind, Expected, Message, Reason, Utf8Problem};
 #[cfg(feature = "onemodel")]
 pub(crate) use number::lexeme_to_i64;
 pub use number::{IntError, Number, lexeme_to_u64};
+#[cfg(any(feature = "mlbundle", feature = "mvb", feature = "onemodel"))]
+pub(crate) use path::quoted;
 pub use path::{Cursor, FieldError, Problem};
 pub use prune::Keep;
 pub use rewrite::canonical_with_members;
@@ -39,8 +41,6 @@ pub use utf8::is_ijson_text;
 #[cfg(any(feature = "mlbundle", feature = "mpk"))]
 pub(crate) use value::scalar_type;
 pub use value::{JsonType, Member, Node, Value, build, container, shape};
-#[cfg(feature = "mlbundle")]
-pub(crate) use writer::write_string;
 pub use writer::{Writer, to_canonical};
 
 /// Size and nesting limits (`spec/json.md` §6), and the key of the duplicate-name table

@@ -9,7 +9,7 @@ use alloc::string::String;
 use core::fmt::{self, Write};
 
 /// What a typed read found wrong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// A required member is absent.
     Missing,
@@ -28,6 +28,10 @@ pub enum Problem {
     UnknownMember,
     /// A format rule, stated by the reader.
     Rule(&'static str),
+    /// A format rule, stated by the reader together with the value found and what was
+    /// expected (`unknown dtype "float" (expected one of float32, ...)`); a string from the
+    /// input is shown quoted and cut, never in full.
+    Stated(String),
 }
 
 /// A typed read failed at `path` (value starting at byte `offset`).
@@ -52,6 +56,7 @@ impl fmt::Display for Problem {
             Problem::OutOfRange => IntError::OutOfRange.fmt(f),
             Problem::UnknownMember => f.write_str("unknown member"),
             Problem::Rule(rule) => f.write_str(rule),
+            Problem::Stated(text) => f.write_str(text),
         }
     }
 }
@@ -84,6 +89,26 @@ pub struct Cursor<'v, 'p> {
 /// Longest member name rendered in a path; longer names are cut with `…` (messages
 /// never echo long input).
 const NAME_CHARS: usize = 64;
+
+/// `s` as a message shows a string from the input: a JSON string, canonically escaped, cut
+/// after `max_chars` characters with `…` (messages never echo long input; names in paths
+/// are cut after 64).
+#[cfg(any(feature = "mlbundle", feature = "mvb", feature = "onemodel"))]
+pub(crate) fn quoted(s: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    push_quoted(&mut out, s, max_chars);
+    out
+}
+
+fn push_quoted(out: &mut String, s: &str, max_chars: usize) {
+    match s.char_indices().nth(max_chars) {
+        Some((cut, _)) => {
+            write_string(out, invariant::sub_str(s, ..cut));
+            out.push('…');
+        }
+        None => write_string(out, s),
+    }
+}
 
 impl<'v, 'p> Cursor<'v, 'p> {
     /// The cursor at the document's root, whose path is `root` (for example `manifest`).
@@ -122,13 +147,7 @@ impl<'v, 'p> Cursor<'v, 'p> {
             }
             Segment::Name(n) => {
                 out.push('[');
-                match n.char_indices().nth(NAME_CHARS) {
-                    Some((cut, _)) => {
-                        write_string(out, invariant::sub_str(n, ..cut));
-                        out.push('…');
-                    }
-                    None => write_string(out, n),
-                }
+                push_quoted(out, n, NAME_CHARS);
                 out.push(']');
             }
         }

@@ -11,6 +11,18 @@ use alloc::format;
 /// The dtypes a schema field may declare (§8.2).
 pub(crate) const DTYPES: [&str; 7] = ["float32", "float64", "int32", "int64", "bool", "string", "category"];
 
+/// Characters of an unknown dtype that its message shows.
+const DTYPE_CHARS: usize = 64;
+
+/// The problem of a field whose `dtype` is the string `found`, not one of [`DTYPES`].
+pub(crate) fn unknown_dtype(found: &str) -> json::Problem {
+    json::Problem::Stated(format!(
+        "unknown dtype {} (expected one of {})",
+        json::quoted(found, DTYPE_CHARS),
+        DTYPES.join(", ")
+    ))
+}
+
 /// Parses JSON member `name` strictly within its cap and the configured depth (§8.1):
 /// syntax is `InvalidJSON`, size and depth `LimitExceeded`, located in the member. The
 /// value costs some 60 to 80 bytes of heap per element (`spec/json.md` §8); the readers
@@ -113,8 +125,9 @@ pub mod reference {
                 return Err(name.error(Problem::Rule("duplicate field name")));
             }
             let dtype = field.field("dtype")?;
-            if !DTYPES.contains(&dtype.str()?) {
-                return Err(dtype.error(Problem::Rule("unknown dtype")));
+            let found = dtype.str()?;
+            if !DTYPES.contains(&found) {
+                return Err(dtype.error(unknown_dtype(found)));
             }
             count = count.saturating_add(1);
         }

@@ -1,12 +1,12 @@
 //! The mlbundle error taxonomy (`spec/mlbundle.md` §9).
 
-use crate::zip::ZipError;
+use crate::zip::{ZipError, ZipReason};
 use crate::{Location, Rejection};
 use alloc::format;
 use alloc::string::String;
 use core::fmt;
 
-use super::names::MemberName;
+use super::names::{MemberName, NAMES};
 
 /// The six mlbundle kinds (§9.1, `spec/errors.md` §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub struct Error {
     /// The kind.
     pub kind: ErrorKind,
     /// Fixed text plus numbers, member names, JSON paths and at most 64 characters of a
-    /// version string.
+    /// string that is not one of its allowed values (`spec/mlbundle.md` §9.3).
     pub message: String,
     /// Where: for ZIP structure and limit errors the archive offset (the member is in
     /// [`Error::member`] and the message); for JSON errors the member, the JSON path and the
@@ -110,7 +110,12 @@ impl From<ZipError> for Error {
         } else {
             ErrorKind::InvalidContainer
         };
-        let error = Error::new(kind, format!("{}", e.reason), Location::at(e.offset));
+        let message = match e.reason {
+            // The name is at the error's offset; the reader knows the set.
+            ZipReason::UnknownName => format!("{} (expected one of {})", e.reason, NAMES.join(", ")),
+            reason => format!("{reason}"),
+        };
+        let error = Error::new(kind, message, Location::at(e.offset));
         match e.member.and_then(MemberName::from_index) {
             Some(name) => error.about(name),
             None => error,

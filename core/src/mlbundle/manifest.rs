@@ -10,6 +10,7 @@ use crate::json::{self, Cursor, FieldError, Keep, Member, Node, Problem, Value};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The format identity (§5.2).
 pub(crate) const FORMAT: &str = "mlbundle";
@@ -239,8 +240,10 @@ fn identity(root: &Cursor<'_, '_>) -> Result<(), Error> {
     let plain = |e: FieldError| field_error(&e, "");
     root.object().map_err(plain)?;
     let format = root.field("format").map_err(plain)?;
-    if format.str().map_err(plain)? != FORMAT {
-        return Err(plain(format.error(Problem::Rule("format is not \"mlbundle\""))));
+    let found = format.str().map_err(plain)?;
+    if found != FORMAT {
+        let text = format!("format {} is not \"{FORMAT}\"", quote_version(found));
+        return Err(plain(format.error(Problem::Stated(text))));
     }
     let version = root.field("format_version").map_err(plain)?;
     let v = version.str().map_err(plain)?;
@@ -284,8 +287,13 @@ fn typed(root: &Cursor<'_, '_>) -> Result<Manifest, FieldError> {
 }
 
 fn reference(c: &Cursor<'_, '_>, name: MemberName) -> Result<(), FieldError> {
-    if c.str()? != name.as_str() {
-        return Err(c.error(Problem::Rule("reference does not name its member")));
+    let found = c.str()?;
+    if found != name.as_str() {
+        let text = format!(
+            "reference {} does not name its member (expected \"{name}\")",
+            quote_version(found)
+        );
+        return Err(c.error(Problem::Stated(text)));
     }
     Ok(())
 }
@@ -298,8 +306,20 @@ fn recipe(c: &Cursor<'_, '_>) -> Result<Recipe, FieldError> {
     let list = members.array()?;
     let mut names = [None; 2];
     for (i, item) in members.items()?.enumerate() {
-        let name = MemberName::parse(item.str()?).filter(|n| n.is_model());
-        let name = name.ok_or_else(|| item.error(Problem::Rule("not a model member name")))?;
+        let found = item.str()?;
+        let name = MemberName::parse(found).filter(|n| n.is_model());
+        let name = name.ok_or_else(|| {
+            let models: Vec<&str> = NAMES
+                .into_iter()
+                .filter(|n| MemberName::parse(n).is_some_and(MemberName::is_model))
+                .collect();
+            let text = format!(
+                "{} is not a model member name (expected one of {})",
+                quote_version(found),
+                models.join(", ")
+            );
+            item.error(Problem::Stated(text))
+        })?;
         if let Some(slot) = names.get_mut(i) {
             *slot = Some(name);
         }
@@ -310,7 +330,10 @@ fn recipe(c: &Cursor<'_, '_>) -> Result<Recipe, FieldError> {
         ("standalone" | "composite", _, _) => {
             return Err(members.error(Problem::Rule("members do not fit the recipe kind")));
         }
-        _ => return Err(kind.error(Problem::Rule("kind is not \"standalone\" or \"composite\""))),
+        (other, _, _) => {
+            let text = format!("kind {} is not \"standalone\" or \"composite\"", quote_version(other));
+            return Err(kind.error(Problem::Stated(text)));
+        }
     };
     if !recipe.is_valid() {
         return Err(members.error(Problem::Rule("members do not fit the recipe kind")));
@@ -323,8 +346,18 @@ fn integrity(c: &Cursor<'_, '_>) -> Result<BTreeMap<MemberName, IntegrityRecord>
     let mut out = BTreeMap::new();
     for (name, rec) in c.members()? {
         let member = MemberName::parse(name).filter(|n| *n != MemberName::Manifest);
-        let member =
-            member.ok_or_else(|| rec.error(Problem::Rule("integrity record for a name that is not a member")))?;
+        let member = member.ok_or_else(|| {
+            let names: Vec<&str> = NAMES
+                .into_iter()
+                .filter(|n| *n != MemberName::Manifest.as_str())
+                .collect();
+            let text = format!(
+                "integrity record for {}, which is not a member name (expected one of {})",
+                quote_version(name),
+                names.join(", ")
+            );
+            rec.error(Problem::Stated(text))
+        })?;
         rec.only_members(&RECORD.map(|(name, _)| name))?;
         let sha = rec.field("sha256")?;
         let sha256 = parse_hex(sha.str()?).ok_or_else(|| sha.error(Problem::Rule("not 64 lowercase hex digits")))?;

@@ -43,11 +43,5 @@ pub(crate) fn reexport_hint(writer_version: Option<&str>) -> String {
 
 /// At most 64 characters of `s`, JSON-escaped and quoted, for messages (§9.2).
 pub(crate) fn quote_version(s: &str) -> String {
-    let cut = s.char_indices().nth(MAX_VERSION_CHARS).map_or(s.len(), |(i, _)| i);
-    let mut out = String::new();
-    crate::json::write_string(&mut out, crate::invariant::sub_str(s, ..cut));
-    if cut < s.len() {
-        out.push('…');
-    }
-    out
+    crate::json::quoted(s, MAX_VERSION_CHARS)
 }

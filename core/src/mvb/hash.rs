@@ -9,9 +9,12 @@ use alloc::vec::Vec;
 /// The algorithm name of §1.4, as the manifest and marker state it.
 pub(crate) const ALGORITHM: &str = "sha256-of-sorted-sha256-lines";
 
+/// What the `covers` text states after the payload root (`spec/mvb.md` §1.2).
+pub(crate) const COVERS_AFTER_ROOT: &str = "/ payload only; bundle-root metadata files are mutable and excluded";
+
 /// The `covers` text for a payload root without trailing slash (`spec/mvb.md` §1.2).
 pub fn covers(payload_root: &str) -> String {
-    alloc::format!("{payload_root}/ payload only; bundle-root metadata files are mutable and excluded")
+    alloc::format!("{payload_root}{COVERS_AFTER_ROOT}")
 }
 
 /// The bundle hash of `(bundle path, lowercase hex SHA-256)` pairs in any order (§1.4),

@@ -2,7 +2,7 @@
 
 use super::error::{MvbError, MvbKind};
 use super::fields::{is_bundle_id, is_sha256_hex, rfc3339_utc, schema_major};
-use super::hash::{ALGORITHM, covers};
+use super::hash::{ALGORITHM, COVERS_AFTER_ROOT, covers};
 use super::limits::MvbLimits;
 use crate::Location;
 use crate::archive_path::{PathLimits, PathSet, normalize};
@@ -69,6 +69,19 @@ fn rule(c: &Cursor<'_, '_>, what: &'static str) -> FieldError {
     c.error(Problem::Rule(what))
 }
 
+/// Characters of a string value that a message shows.
+const SHOWN_CHARS: usize = 64;
+
+/// The error of the string `found` under `c` where exactly `expected` is required.
+fn not_exactly(c: &Cursor<'_, '_>, expected: &str, found: &str) -> FieldError {
+    let text = alloc::format!(
+        "must be {}, not {}",
+        json::quoted(expected, usize::MAX),
+        json::quoted(found, SHOWN_CHARS)
+    );
+    c.error(Problem::Stated(text))
+}
+
 fn nonempty<'v>(c: &Cursor<'v, '_>) -> Result<&'v str, FieldError> {
     let s = c.str()?;
     if s.is_empty() {
@@ -99,9 +112,11 @@ pub(crate) fn schema_version(c: &Cursor<'_, '_>, member: &str) -> Result<String,
             member,
         )),
         Some(1) => Ok(String::from(s)),
-        Some(_) => Err(MvbError::from_field(
+        Some(major) => Err(MvbError::from_field(
             MvbKind::UnsupportedVersion,
-            &rule(c, "schema_version major is not 1"),
+            &c.error(Problem::Stated(alloc::format!(
+                "schema_version major {major} is not supported (expected 1)"
+            ))),
             member,
         )),
     }
@@ -110,8 +125,9 @@ pub(crate) fn schema_version(c: &Cursor<'_, '_>, member: &str) -> Result<String,
 /// `bundle_hash` (§1.2) with the coverage statement for `payload_root` when known.
 pub(crate) fn bundle_hash(c: &Cursor<'_, '_>, payload_root: Option<&str>) -> Result<BundleHash, FieldError> {
     let algorithm = c.field("algorithm")?;
-    if algorithm.str()? != ALGORITHM {
-        return Err(rule(&algorithm, "must be sha256-of-sorted-sha256-lines"));
+    let found = algorithm.str()?;
+    if found != ALGORITHM {
+        return Err(not_exactly(&algorithm, ALGORITHM, found));
     }
     let value = c.field("value")?;
     if !is_sha256_hex(value.str()?) {
@@ -124,10 +140,18 @@ pub(crate) fn bundle_hash(c: &Cursor<'_, '_>, payload_root: Option<&str>) -> Res
     // agreement with the manifest.
     let stated = match payload_root {
         Some(root) => text == covers(root),
-        None => text.strip_suffix(covers("").as_str()).is_some_and(is_payload_root),
+        None => text.strip_suffix(COVERS_AFTER_ROOT).is_some_and(is_payload_root),
     };
     if !stated {
-        return Err(rule(&cov, "must state the payload root it covers"));
+        let expected = match payload_root {
+            Some(root) => json::quoted(&covers(root), usize::MAX),
+            None => alloc::format!("\"<payload root>{COVERS_AFTER_ROOT}\""),
+        };
+        let text = alloc::format!(
+            "must state the payload root it covers: exactly {expected}, not {}",
+            json::quoted(text, SHOWN_CHARS)
+        );
+        return Err(cov.error(Problem::Stated(text)));
     }
     Ok(BundleHash {
         algorithm: String::from(ALGORITHM),
@@ -144,6 +168,9 @@ pub(crate) fn bundle_id(c: &Cursor<'_, '_>) -> Result<String, FieldError> {
     }
     Ok(String::from(s))
 }
+
+/// The manifest's `kind` (§1.2).
+const KIND: &str = "darsay.bundle";
 
 /// The metadata names a payload root may not take (§1.2, §2.4).
 const RESERVED_ROOTS: [&str; 8] = [
@@ -306,8 +333,9 @@ impl Manifest {
         let schema_version = schema_version(&root.field("schema_version").map_err(bad)?, MANIFEST)?;
         let fields = (|| {
             let kind = root.field("kind")?;
-            if kind.str()? != "darsay.bundle" {
-                return Err(rule(&kind, "must be darsay.bundle"));
+            let found = kind.str()?;
+            if found != KIND {
+                return Err(not_exactly(&kind, KIND, found));
             }
             let artifact_type = String::from(nonempty(&root.field("artifact_type")?)?);
             let bundle_id = bundle_id(&root.field("bundle_id")?)?;

@@ -109,8 +109,10 @@ impl Marker {
         match major_minor(&format_version) {
             None => return Err(bad(version.error(Problem::Rule("must be MAJOR.MINOR")))),
             Some((FORMAT_MAJOR, _)) => {}
-            Some(_) => {
-                let e = version.error(Problem::Rule("container major version is not 1"));
+            Some((major, _)) => {
+                let e = version.error(Problem::Stated(alloc::format!(
+                    "container major version {major} is not supported (expected {FORMAT_MAJOR})"
+                )));
                 return Err(MvbError::from_field(MvbKind::UnsupportedVersion, &e, MARKER));
             }
         }

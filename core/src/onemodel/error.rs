@@ -53,10 +53,10 @@ pub struct Error {
 
 impl Error {
     /// A failure in the header field `field` at file offset `offset`.
-    pub fn header(kind: ErrorKind, field: &'static str, offset: u64, message: &'static str) -> Self {
+    pub fn header(kind: ErrorKind, field: &'static str, offset: u64, message: impl Into<Cow<'static, str>>) -> Self {
         Error {
             kind,
-            message: Cow::Borrowed(message),
+            message: message.into(),
             field: Some(field),
             path: None,
             offset: Some(offset),
@@ -93,6 +93,7 @@ impl Error {
     pub(crate) fn field_as(kind: ErrorKind, e: FieldError) -> Self {
         let message = match e.problem {
             Problem::Rule(r) => Cow::Borrowed(r),
+            Problem::Stated(s) => Cow::Owned(s),
             p => Cow::Owned(alloc::format!("{p}")),
         };
         Error::at_path(kind, e.path, Some(manifest_offset(e.offset)), message)

@@ -89,7 +89,10 @@ pub fn fields(head: &[u8], real: u64, max_manifest: u64) -> Result<Header, Error
             Unsupported,
             "format_version",
             8,
-            "unsupported format version",
+            alloc::format!(
+                "unsupported format version {} (expected {FORMAT_VERSION})",
+                h.format_version
+            ),
         ));
     }
     for (name, at, v) in [

@@ -38,6 +38,9 @@ const MODEL: [&str; 10] = [
     "graph",
     "functions",
 ];
+/// Characters of a string value that a message shows (`unsupported type kind "…"`).
+const KIND_CHARS: usize = 64;
+
 /// OperatorSet (§2.1).
 const OPSET: [&str; 2] = ["domain", "version"];
 /// StringEntry (§2.1).
@@ -196,9 +199,10 @@ fn float_bits(c: &Cursor<'_, '_>) -> R<u32> {
 }
 
 /// A type code (dtype, elem_type, key_type, attribute type) accepted by `ok`; any other
-/// integer, negative or large, even beyond the i64 range, is Unsupported (§2.4, §2.5, §2.7).
-/// A number with a fraction or exponent stays Malformed (§1.2).
-fn code(c: &Cursor<'_, '_>, ok: impl Fn(u8) -> bool, msg: &'static str) -> R<u8> {
+/// integer, negative or large, even beyond the i64 range, is Unsupported (§2.4, §2.5, §2.7),
+/// with a message that names the code found and the codes `expected`. A number with a
+/// fraction or exponent stays Malformed (§1.2).
+fn code(c: &Cursor<'_, '_>, ok: impl Fn(u8) -> bool, what: &str, expected: impl Fn(u8) -> bool) -> R<u8> {
     let v = match c.i64() {
         Ok(v) => Some(v),
         Err(e) if e.problem == Problem::OutOfRange => None,
@@ -206,7 +210,29 @@ fn code(c: &Cursor<'_, '_>, ok: impl Fn(u8) -> bool, msg: &'static str) -> R<u8>
     };
     match v.map(u8::try_from) {
         Some(Ok(b)) if ok(b) => Ok(b),
-        _ => Err(rule(c, ErrorKind::Unsupported, msg)),
+        _ => {
+            let found = match v {
+                Some(v) => alloc::format!("{v}"),
+                None => integer_text(c.lexeme().map_err(fe)?),
+            };
+            let message = tensor::unsupported_code(what, found, expected);
+            Err(Error::field_as(
+                ErrorKind::Unsupported,
+                c.error(Problem::Stated(message)),
+            ))
+        }
+    }
+}
+
+/// An integer's text for a message: whole up to 24 characters, else its first 20 and `…`
+/// with its length (messages never echo long input).
+fn integer_text(lexeme: &str) -> String {
+    match lexeme.get(..20) {
+        Some(head) if lexeme.len() > 24 => {
+            let digits = lexeme.trim_start_matches('-').len();
+            alloc::format!("{head}… ({digits} digits)")
+        }
+        _ => String::from(lexeme),
     }
 }
 
@@ -373,7 +399,8 @@ impl<'a> Reader<'a> {
         let [name, type_f, doc, ref_name, value_f] = c.fields(ATTRIBUTE).map_err(fe)?;
         let name = req_string(&name)?;
         let type_c = type_f.req().map_err(fe)?;
-        let ty = code(&type_c, |b| b <= 14, "unsupported attribute type")?;
+        // 0 is read here and refused below as Malformed (§2.4).
+        let ty = code(&type_c, |b| b <= 14, "attribute type", tensor::is_attribute_type)?;
         let doc = opt_string(&doc)?;
         let ref_name = opt_string(&ref_name)?;
         let value_c = value_f.opt();
@@ -429,7 +456,12 @@ impl<'a> Reader<'a> {
     pub(crate) fn tensor(&self, c: &Cursor<'_, '_>) -> R<Tensor<'a>> {
         let [name, dtype, dims_f, doc, data_f, strings_f, metadata_f] = c.fields(TENSOR).map_err(fe)?;
         let name = self.opt_name(&name)?;
-        let dtype = code(&dtype.req().map_err(fe)?, tensor::is_tensor_dtype, "unsupported dtype")?;
+        let dtype = code(
+            &dtype.req().map_err(fe)?,
+            tensor::is_tensor_dtype,
+            "dtype",
+            tensor::is_tensor_dtype,
+        )?;
         let (dims, count) = dims(&dims_f.req().map_err(fe)?)?;
         let doc = opt_string(&doc)?;
         let data_c = data_f.opt();
@@ -505,10 +537,11 @@ impl<'a> Reader<'a> {
         let ic = indices.req().map_err(fe)?;
         let indices = self.tensor(&ic)?;
         if indices.dtype != 7 {
-            return Err(rule(
-                &ic.field("dtype").map_err(fe)?,
+            let message = alloc::format!("sparse indices must be int64 (dtype 7), not dtype {}", indices.dtype);
+            let dtype = ic.field("dtype").map_err(fe)?;
+            return Err(Error::field_as(
                 ErrorKind::Malformed,
-                "sparse indices must be int64",
+                dtype.error(Problem::Stated(message)),
             ));
         }
         let (dims, _) = dims(&dims_f.req().map_err(fe)?)?;
@@ -541,7 +574,7 @@ impl<'a> Reader<'a> {
             let denotation = opt_string(&denotation)?;
             let elem = |f: &Field<'_, '_>| -> R<u8> {
                 f.opt().map_or(Ok(0), |c| {
-                    code(&c, |b| b == 0 || tensor::is_tensor_dtype(b), "unsupported element type")
+                    code(&c, tensor::is_elem_type, "element type", tensor::is_elem_type)
                 })
             };
             let (member, wrapper) = match kind_s {
@@ -561,7 +594,16 @@ impl<'a> Reader<'a> {
                     let value = Box::new(placeholder());
                     (value_f, TypeKind::Map { key_type, value })
                 }
-                _ => return Err(rule(&kind_c, ErrorKind::Unsupported, "unsupported type kind")),
+                _ => {
+                    let message = alloc::format!(
+                        "unsupported type kind {} (expected tensor, sparse_tensor, sequence, optional or map)",
+                        crate::json::quoted(kind_s, KIND_CHARS)
+                    );
+                    return Err(Error::field_as(
+                        ErrorKind::Unsupported,
+                        kind_c.error(Problem::Stated(message)),
+                    ));
+                }
             };
             let (inner, name) = (member.req().map_err(fe)?.value(), member.name());
             let outer = (level == depth).then(|| c.segs());

@@ -5,6 +5,8 @@
 
 use super::error::ErrorKind;
 use super::header::ALIGN;
+use alloc::string::String;
+use core::fmt::{self, Write};
 
 /// ONNX `TensorProto.DataType` code of the string type (stored as `strings`, §2.5).
 pub(crate) const STRING: u8 = 8;
@@ -71,6 +73,51 @@ pub fn dtype_name(code: u8) -> Option<&'static str> {
 /// True for a dtype a tensor may have: a fixed-size code or 8 (string).
 pub(crate) fn is_tensor_dtype(code: u8) -> bool {
     code == STRING || bits(code).is_some()
+}
+
+/// True for an `elem_type` or `key_type` (§2.7): 0 (not stated) or a tensor dtype.
+pub(crate) fn is_elem_type(code: u8) -> bool {
+    code == 0 || is_tensor_dtype(code)
+}
+
+/// True for the type of an attribute (§2.4): 1 to 14; 0 is UNDEFINED, which no attribute has.
+pub(crate) fn is_attribute_type(code: u8) -> bool {
+    (1..=14).contains(&code)
+}
+
+/// The codes 0 to 255 that `ok` accepts, as ranges: `1 to 28`, `0, 2 to 5 or 7`.
+pub(crate) fn code_set(ok: impl Fn(u8) -> bool) -> String {
+    let mut runs: alloc::vec::Vec<(u8, u8)> = alloc::vec::Vec::new();
+    for c in 0..=u8::MAX {
+        if !ok(c) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some((_, end)) if end.checked_add(1) == Some(c) => *end = c,
+            _ => runs.push((c, c)),
+        }
+    }
+    let mut out = String::new();
+    let last = runs.len().saturating_sub(1);
+    for (i, (start, end)) in runs.into_iter().enumerate() {
+        let sep = match i {
+            0 => "",
+            _ if i == last => " or ",
+            _ => ", ",
+        };
+        let _ = match end - start {
+            0 => write!(out, "{sep}{start}"),
+            1 => write!(out, "{sep}{start}, {end}"),
+            _ => write!(out, "{sep}{start} to {end}"),
+        };
+    }
+    out
+}
+
+/// The message for a type code that is not in the set `ok` accepts: the code found and the
+/// set (`unsupported dtype 99 (expected 1 to 28)`).
+pub(crate) fn unsupported_code(what: &str, found: impl fmt::Display, ok: impl Fn(u8) -> bool) -> String {
+    alloc::format!("unsupported {what} {found} (expected {})", code_set(ok))
 }
 
 /// The element count of `dims` (0 when any dimension is 0), or `LimitExceeded` when the
@@ -184,6 +231,24 @@ pub(crate) fn check_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_sets_are_ranges() {
+        assert_eq!(code_set(is_tensor_dtype), "1 to 28");
+        assert_eq!(code_set(is_elem_type), "0 to 28");
+        assert_eq!(code_set(is_attribute_type), "1 to 14");
+        assert_eq!(code_set(|c| c == 3), "3");
+        assert_eq!(
+            code_set(|c| matches!(c, 0 | 2..=5 | 7 | 8 | 255)),
+            "0, 2 to 5, 7, 8 or 255"
+        );
+        assert_eq!(code_set(|c| c > 253), "254, 255");
+        assert_eq!(code_set(|_| false), "");
+        assert_eq!(
+            unsupported_code("dtype", -1, is_tensor_dtype),
+            "unsupported dtype -1 (expected 1 to 28)"
+        );
+    }
 
     #[test]
     fn dtype_table_matches_spec() {

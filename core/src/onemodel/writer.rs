@@ -12,6 +12,7 @@ use super::layout::Layout;
 use super::model::*;
 use super::tensor;
 use crate::json::Writer;
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use data_order::model_tensors;
@@ -25,7 +26,7 @@ pub(crate) use budget::check_shared;
 
 type R<T> = Result<T, Error>;
 
-fn invalid(kind: ErrorKind, message: &'static str) -> Error {
+fn invalid(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Error {
     Error::at_path(kind, String::from("model"), None, message)
 }
 
@@ -33,7 +34,8 @@ fn invalid(kind: ErrorKind, message: &'static str) -> Error {
 /// file; returns its fixed-size data and length, or `None` for a string tensor.
 fn checked_data<'m>(t: &'m Tensor<'_>, max_tensor_bytes: u64) -> R<Option<(&'m TensorData<'m>, u64)>> {
     if !tensor::is_tensor_dtype(t.dtype) {
-        return Err(invalid(ErrorKind::Unsupported, "unsupported dtype"));
+        let message = tensor::unsupported_code("dtype", t.dtype, tensor::is_tensor_dtype);
+        return Err(invalid(ErrorKind::Unsupported, message));
     }
     if t.dims.iter().any(|&d| d > MAX_FIELD) {
         return Err(invalid(ErrorKind::OutOfRange, "dimension above 2^63 - 1"));

@@ -12,6 +12,7 @@ use super::wire::{Field, Fields, Value};
 use crate::invariant;
 use crate::onemodel::error::ErrorKind;
 use crate::onemodel::model::*;
+use crate::onemodel::tensor;
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -406,7 +407,7 @@ impl<'a> Decoder<'_> {
             1 => s.a.name = self.string(f)?,
             2 => match f.value {
                 Value::Fixed32(v) => s.float = Some(v),
-                _ => return Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type, expected 5 (float)")),
+                _ => return Err(self.wrong_wire_type(f, "5 (float)")),
             },
             3 => s.int = Some(self.int64(f)?),
             4 => s.string = Some(self.bytes(f)?.to_vec()),
@@ -473,10 +474,11 @@ impl<'a> Decoder<'_> {
     /// The attribute's type code and the one value field it selects (§6.2).
     fn attr_finish(&self, s: AttrState<'a>, base: usize) -> R<Attribute<'a>> {
         let mut a = s.a;
-        let code = u8::try_from(s.ty)
-            .ok()
-            .filter(|&c| c <= 14)
-            .ok_or_else(|| self.error(ErrorKind::Unsupported, base, "unsupported attribute type"))?;
+        // 0 (absent or UNDEFINED) passes here and is Malformed below (§6.2).
+        let code = u8::try_from(s.ty).ok().filter(|&c| c <= 14).ok_or_else(|| {
+            let message = tensor::unsupported_code("attribute type", s.ty, tensor::is_attribute_type);
+            self.error(ErrorKind::Unsupported, base, message)
+        })?;
         if code == 0 {
             return Err(self.error(ErrorKind::Malformed, base, "attribute type missing or 0"));
         }

@@ -5,7 +5,7 @@
 //! UTF-8, tensors are checked against dtype and dims, and `raw_data` stays a view of the
 //! input. Failures use OneModel's four kinds with a path such as `onnx.graph.node[3]`.
 
-use super::wire::{Field, Fields, Value, WireError};
+use super::wire::{Fault, Field, Fields, Value, WireError};
 use crate::invariant;
 use crate::onemodel::Limits;
 use crate::onemodel::error::{Error, ErrorKind};
@@ -85,12 +85,15 @@ pub type ExternalError = (ErrorKind, &'static str);
 pub type Resolver<'r> = dyn FnMut(&ExternalRef<'_>) -> Result<usize, ExternalError> + 'r;
 
 /// The decoder's state: the path of the message being decoded (for errors), the nesting
-/// and tensor size limits, and the resolver for external tensors.
+/// and tensor size limits, the resolver for external tensors, and whether a field that
+/// `ModelProto` defines has been read (until then, a failure suggests the input is not
+/// ONNX at all).
 pub(super) struct Decoder<'r> {
     pub(super) path: Vec<Seg>,
     pub(super) max_nesting: usize,
     max_tensor_bytes: u64,
     resolver: Option<&'r mut Resolver<'r>>,
+    model_field_read: bool,
 }
 
 /// How [`read_model`] reads: under which limits, and how it places tensors kept in external
@@ -121,6 +124,7 @@ pub fn read_model<'a, 'r>(bytes: &'a [u8], options: impl Into<ReadOptions<'r>>) 
         max_nesting: limits.max_nesting,
         max_tensor_bytes: limits.max_tensor_bytes,
         resolver,
+        model_field_read: false,
     };
     d.model(bytes, 0)
 }
@@ -152,7 +156,7 @@ fn utf8(b: &[u8]) -> Option<String> {
 }
 
 impl Decoder<'_> {
-    pub(super) fn error(&self, kind: ErrorKind, offset: usize, message: &'static str) -> Error {
+    pub(super) fn error(&self, kind: ErrorKind, offset: usize, message: impl Into<Cow<'static, str>>) -> Error {
         let mut path = String::from("onnx");
         for s in &self.path {
             match s {
@@ -168,14 +172,59 @@ impl Decoder<'_> {
         Error::at_path(kind, path, Some(offset as u64), message)
     }
 
+    /// A wire-level failure (Malformed); in the file's first field, with the hint that the
+    /// file may not be ONNX at all.
+    /// A wire-level failure (Malformed), with the hint of [`Decoder::hint`].
     pub(super) fn wire(&self, e: WireError) -> Error {
-        self.error(ErrorKind::Malformed, e.offset, e.what)
+        let message = e.what.message(self.message_type());
+        let message = match e.what {
+            Fault::WireType { .. } => message,
+            _ => self.hint(message),
+        };
+        self.error(ErrorKind::Malformed, e.offset, message)
+    }
+
+    /// The protobuf message type being decoded, named where it is sure: `ModelProto` at
+    /// the top level (elsewhere the error's path says where).
+    fn message_type(&self) -> Option<&'static str> {
+        self.path.is_empty().then_some("ModelProto")
+    }
+
+    /// `message`, followed by `: not an ONNX model?` when the failure is at the top level
+    /// before any field `ModelProto` defines has been read: such an input is more likely
+    /// not ONNX at all (a JPEG, a JSON file) than a damaged model.
+    fn hint(&self, mut message: String) -> String {
+        if self.path.is_empty() && !self.model_field_read {
+            message.push_str(": not an ONNX model?");
+        }
+        message
+    }
+
+    /// The Malformed error of field `f` whose wire type is not the one its number has:
+    /// `field 7 has wire type 0 (varint), expected 2 (bytes)`, the message type named at
+    /// the top level (`field 1 of ModelProto ...`), with the hint of [`Decoder::hint`].
+    pub(super) fn wrong_wire_type(&self, f: &Field<'_>, expected: &str) -> Error {
+        let (wire, name) = match f.value {
+            Value::Varint(_) => (0, "varint"),
+            Value::Fixed64(_) => (1, "fixed64"),
+            Value::Len(_) => (2, "bytes"),
+            Value::Fixed32(_) => (5, "fixed32"),
+        };
+        let of = self
+            .message_type()
+            .map(|t| alloc::format!(" of {t}"))
+            .unwrap_or_default();
+        let message = alloc::format!(
+            "field {}{of} has wire type {wire} ({name}), expected {expected}",
+            f.number
+        );
+        self.error(ErrorKind::Malformed, f.offset, self.hint(message))
     }
 
     pub(super) fn bytes<'a>(&self, f: &Field<'a>) -> R<&'a [u8]> {
         match f.value {
             Value::Len(b) => Ok(b),
-            _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type, expected 2 (bytes)")),
+            _ => Err(self.wrong_wire_type(f, "2 (bytes)")),
         }
     }
 
@@ -187,7 +236,7 @@ impl Decoder<'_> {
     fn varint(&self, f: &Field<'_>) -> R<u64> {
         match f.value {
             Value::Varint(v) => Ok(v),
-            _ => Err(self.error(ErrorKind::Malformed, f.offset, "wrong wire type, expected 0 (varint)")),
+            _ => Err(self.wrong_wire_type(f, "0 (varint)")),
         }
     }
 
@@ -211,13 +260,7 @@ impl Decoder<'_> {
                     pos = next;
                 }
             }
-            _ => {
-                return Err(self.error(
-                    ErrorKind::Malformed,
-                    f.offset,
-                    "wrong wire type, expected 0 or 2 (packed)",
-                ));
-            }
+            _ => return Err(self.wrong_wire_type(f, "0 (varint) or 2 (packed)")),
         }
         Ok(())
     }
@@ -241,13 +284,7 @@ impl Decoder<'_> {
                     "packed length not a multiple of the width",
                 ));
             }
-            _ => {
-                return Err(self.error(
-                    ErrorKind::Malformed,
-                    f.offset,
-                    "wrong wire type, expected 1, 5 or 2 (packed)",
-                ));
-            }
+            _ => return Err(self.wrong_wire_type(f, "1 (fixed64), 5 (fixed32) or 2 (packed)")),
         }
         Ok(())
     }
@@ -308,10 +345,15 @@ impl Decoder<'_> {
                 }
                 _ => {}
             }
+            // Field numbers ModelProto defines (20 has failed above).
+            if matches!(f.number, 1..=8 | 14 | 25) {
+                d.model_field_read = true;
+            }
             Ok(())
         });
         if !has_ir {
-            return Err(self.error(ErrorKind::Malformed, base, "ir_version is missing"));
+            let message = self.hint(String::from("ir_version is missing"));
+            return Err(self.error(ErrorKind::Malformed, base, message));
         }
         // The manifest rules of §2.1 and §2.8, so a converted model is one OneModel accepts:
         // located at the second operator set's field, or at the function's.
@@ -407,7 +449,11 @@ impl Decoder<'_> {
                 14 => match d.int64(&f)? {
                     0 => {}
                     1 => is_external = true,
-                    _ => return Err(d.error(ErrorKind::Unsupported, f.payload, "unknown data_location")),
+                    other => {
+                        let message =
+                            alloc::format!("unknown data_location {other} (expected 0 for DEFAULT or 1 for EXTERNAL)");
+                        return Err(d.error(ErrorKind::Unsupported, f.payload, message));
+                    }
                 },
                 16 => {
                     let b = d.bytes(&f)?;
@@ -433,7 +479,10 @@ impl Decoder<'_> {
         let code = u8::try_from(dtype)
             .ok()
             .filter(|&c| tensor::is_tensor_dtype(c))
-            .ok_or_else(|| self.error(ErrorKind::Unsupported, base, "unsupported dtype"))?;
+            .ok_or_else(|| {
+                let message = tensor::unsupported_code("dtype", dtype, tensor::is_tensor_dtype);
+                self.error(ErrorKind::Unsupported, base, message)
+            })?;
         t.dtype = code;
         let count = tensor::element_count(&t.dims).map_err(|k| self.error(k, base, "element count at 2^60 or more"))?;
         // §6.2: the data is in exactly one field, the one the dtype reads it from (or
@@ -600,7 +649,8 @@ impl Decoder<'_> {
         let values = values.ok_or_else(|| self.error(ErrorKind::Malformed, base, "sparse values missing"))?;
         let indices = indices.ok_or_else(|| self.error(ErrorKind::Malformed, base, "sparse indices missing"))?;
         if indices.dtype != 7 {
-            return Err(self.error(ErrorKind::Malformed, base, "sparse indices must be int64"));
+            let message = alloc::format!("sparse indices must be int64 (dtype 7), not dtype {}", indices.dtype);
+            return Err(self.error(ErrorKind::Malformed, base, message));
         }
         if dims.iter().any(|&v| i64::try_from(v).is_err()) {
             return Err(self.error(ErrorKind::OutOfRange, base, "negative dimension"));
@@ -615,8 +665,11 @@ impl Decoder<'_> {
         let v = self.int64(f)?;
         u8::try_from(v)
             .ok()
-            .filter(|&c| c == 0 || tensor::is_tensor_dtype(c))
-            .ok_or_else(|| self.error(ErrorKind::Unsupported, f.payload, "unsupported element type"))
+            .filter(|&c| tensor::is_elem_type(c))
+            .ok_or_else(|| {
+                let message = tensor::unsupported_code("element type", v, tensor::is_elem_type);
+                self.error(ErrorKind::Unsupported, f.payload, message)
+            })
     }
 
     pub(super) fn tensor_type(&mut self, buf: &[u8], base: usize) -> R<(u8, Option<Vec<Dim>>)> {

@@ -6,6 +6,7 @@
 //! for tools and tests that build protobuf inputs.
 
 use crate::invariant;
+use alloc::string::String;
 
 /// A wire-level failure: what is wrong, at which absolute byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,7 +14,68 @@ pub(crate) struct WireError {
     /// Absolute offset of the offending byte.
     pub offset: usize,
     /// What is wrong.
-    pub what: &'static str,
+    pub what: Fault,
+}
+
+/// What is wrong at the wire level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// A fixed text (`varint cut short`, `fixed-size field cut short`).
+    Text(&'static str),
+    /// A key whose field number is 0 or above 2^29 − 1.
+    FieldNumber(u64),
+    /// A length-delimited field whose length runs past the end of its message.
+    LengthPastEnd {
+        /// The field number.
+        number: u32,
+        /// The length the field states.
+        length: u64,
+        /// The bytes left in the message after the length.
+        left: usize,
+    },
+    /// A key with wire type 3, 4 (groups), 6 or 7 (undefined), which ONNX never uses.
+    WireType {
+        /// The key's field number.
+        number: u32,
+        /// The wire type found.
+        wire: u8,
+    },
+}
+
+/// The largest field number protobuf allows.
+const MAX_FIELD_NUMBER: u32 = (1 << 29) - 1;
+
+impl Fault {
+    /// The message, naming the message type the field is in when it is known (`field 1 of
+    /// ModelProto has ...`).
+    pub(crate) fn message(self, message_type: Option<&str>) -> String {
+        let of = message_type.map(|t| alloc::format!(" of {t}")).unwrap_or_default();
+        match self {
+            Fault::Text(t) => String::from(t),
+            Fault::FieldNumber(n) => alloc::format!("invalid field number {n} (expected 1 to {MAX_FIELD_NUMBER})"),
+            Fault::LengthPastEnd { number, length, left } => {
+                let bytes = if left == 1 { "byte" } else { "bytes" };
+                alloc::format!(
+                    "field {number}{of} has length {length}, which runs past the end of the message ({left} {bytes} left)"
+                )
+            }
+            Fault::WireType { number, wire } => {
+                let what = if matches!(wire, 3 | 4) { "group" } else { "undefined" };
+                alloc::format!(
+                    "field {number}{of} has {what} wire type {wire} (expected 0, 1, 2 or 5): not an ONNX model"
+                )
+            }
+        }
+    }
+}
+
+impl WireError {
+    fn text(offset: usize, what: &'static str) -> Self {
+        WireError {
+            offset,
+            what: Fault::Text(what),
+        }
+    }
 }
 
 /// A field's payload by wire type.
@@ -49,26 +111,17 @@ pub(crate) fn varint(buf: &[u8], pos: usize, base: usize) -> Result<(u64, usize)
     for i in 0..10 {
         let at = pos + i;
         let Some(&b) = buf.get(at) else {
-            return Err(WireError {
-                offset: base + at,
-                what: "varint cut short",
-            });
+            return Err(WireError::text(base + at, "varint cut short"));
         };
         if i == 9 && b > 1 {
-            return Err(WireError {
-                offset: base + at,
-                what: "varint longer than 64 bits",
-            });
+            return Err(WireError::text(base + at, "varint longer than 64 bits"));
         }
         v |= u64::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
             return Ok((v, at + 1));
         }
     }
-    Err(WireError {
-        offset: base + pos,
-        what: "varint longer than 10 bytes",
-    })
+    Err(WireError::text(base + pos, "varint longer than 10 bytes"))
 }
 
 /// The fields of one message, in order. `base` is the absolute offset of `buf[0]`.
@@ -86,10 +139,10 @@ impl<'a> Fields<'a> {
 
     fn fixed<const N: usize>(&mut self, start: usize) -> Result<[u8; N], WireError> {
         let mut out = [0u8; N];
-        let src = self.buf.get(self.pos..self.pos + N).ok_or(WireError {
-            offset: self.base + start,
-            what: "fixed-size field cut short",
-        })?;
+        let src = self
+            .buf
+            .get(self.pos..self.pos + N)
+            .ok_or(WireError::text(self.base + start, "fixed-size field cut short"))?;
         out.copy_from_slice(src);
         self.pos += N;
         Ok(out)
@@ -99,14 +152,16 @@ impl<'a> Fields<'a> {
         let start = self.pos;
         let (key, next) = varint(self.buf, self.pos, self.base)?;
         self.pos = next;
-        let number = u32::try_from(key >> 3).unwrap_or(0);
-        let bad = |what| WireError {
-            offset: self.base + start,
-            what,
+        let at = self.base + start;
+        let number = match u32::try_from(key >> 3) {
+            Ok(n) if (1..=MAX_FIELD_NUMBER).contains(&n) => n,
+            _ => {
+                return Err(WireError {
+                    offset: at,
+                    what: Fault::FieldNumber(key >> 3),
+                });
+            }
         };
-        if number == 0 || number > (1 << 29) - 1 {
-            return Err(bad("invalid field number"));
-        }
         let value = match key & 7 {
             0 => {
                 let (v, next) = varint(self.buf, self.pos, self.base)?;
@@ -117,16 +172,29 @@ impl<'a> Fields<'a> {
             2 => {
                 let (len, next) = varint(self.buf, self.pos, self.base)?;
                 let remaining = self.buf.len().saturating_sub(next);
-                let len = usize::try_from(len).ok().filter(|&l| l <= remaining);
-                let Some(len) = len else {
-                    return Err(bad("length runs past the end of the message"));
+                let Some(len) = usize::try_from(len).ok().filter(|&l| l <= remaining) else {
+                    return Err(WireError {
+                        offset: at,
+                        what: Fault::LengthPastEnd {
+                            number,
+                            length: len,
+                            left: remaining,
+                        },
+                    });
                 };
                 self.pos = next + len;
                 Value::Len(invariant::sub(self.buf, next..next + len))
             }
             5 => Value::Fixed32(u32::from_le_bytes(self.fixed::<4>(start)?)),
-            3 | 4 => return Err(bad("wire type 3 or 4 (group): not an ONNX model")),
-            _ => return Err(bad("wire type 6 or 7 (undefined): not an ONNX model")),
+            wire => {
+                return Err(WireError {
+                    offset: at,
+                    what: Fault::WireType {
+                        number,
+                        wire: u8::try_from(wire).unwrap_or(u8::MAX),
+                    },
+                });
+            }
         };
         let payload = match value {
             Value::Len(b) => self.pos - b.len(),
@@ -137,7 +205,7 @@ impl<'a> Fields<'a> {
         Ok(Field {
             number,
             value,
-            offset: self.base + start,
+            offset: at,
             payload: self.base + payload,
         })
     }
@@ -202,13 +270,40 @@ mod tests {
         for key in [0x0e, 0x0f, 0x0b, 0x0c] {
             let e = Fields::new(&[key, 0], 0).next().unwrap().unwrap_err();
             assert_eq!(e.offset, 0);
+            let wire = key & 7;
+            assert_eq!(e.what, Fault::WireType { number: 1, wire });
         }
+        let e = Fields::new(&[0x0f], 0).next().unwrap().unwrap_err();
+        assert_eq!(
+            e.what.message(None),
+            "field 1 has undefined wire type 7 (expected 0, 1, 2 or 5): not an ONNX model"
+        );
+        let e = Fields::new(&[0x0b], 0).next().unwrap().unwrap_err();
+        assert_eq!(
+            e.what.message(Some("ModelProto")),
+            "field 1 of ModelProto has group wire type 3 (expected 0, 1, 2 or 5): not an ONNX model"
+        );
+    }
+
+    #[test]
+    fn field_numbers_0_and_above_2_29_rejected_with_the_number() {
+        let e = Fields::new(&[0x00, 0x00], 7).next().unwrap().unwrap_err();
+        assert_eq!((e.offset, e.what), (7, Fault::FieldNumber(0)));
+        assert_eq!(e.what.message(None), "invalid field number 0 (expected 1 to 536870911)");
+        let mut key = Vec::new();
+        put_varint(&mut key, 1 << 32);
+        let e = Fields::new(&key, 0).next().unwrap().unwrap_err();
+        assert_eq!(e.what, Fault::FieldNumber(1 << 29));
     }
 
     #[test]
     fn length_past_end_rejected() {
         let e = Fields::new(&[0x0a, 0x05, 1, 2], 100).next().unwrap().unwrap_err();
-        assert_eq!((e.offset, e.what), (100, "length runs past the end of the message"));
+        assert_eq!(e.offset, 100);
+        assert_eq!(
+            e.what.message(None),
+            "field 1 has length 5, which runs past the end of the message (2 bytes left)"
+        );
         let huge = [0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         assert!(Fields::new(&huge, 0).next().unwrap().is_err());
     }

@@ -119,7 +119,10 @@ fn read_zip64(data: &[u8], end_at: u64) -> Result<Directory, ZipError> {
         return Err(ZipError::at(ZipReason::BadZip64End, z_at.saturating_add(4)));
     }
     if z.u16(14) != 45 {
-        return Err(ZipError::at(ZipReason::BadVersionNeeded, z_at.saturating_add(14)));
+        return Err(ZipError::at(
+            ZipReason::BadVersionNeeded(z.u16(14)),
+            z_at.saturating_add(14),
+        ));
     }
     if z.u32(16) != 0 || z.u32(20) != 0 || z.u64(24) != z.u64(32) {
         return Err(ZipError::at(ZipReason::MultiDisk, z_at.saturating_add(16)));

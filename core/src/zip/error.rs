@@ -56,12 +56,13 @@ pub enum ZipReason {
     /// A local header with a ZIP64 sentinel in one size field and not the other: its ZIP64
     /// field must hold both sizes (APPNOTE 4.5.3; `spec/mlbundle.md` §2.4).
     LocalZip64OneSize,
-    /// A method other than 0 and 8 (§2.5).
-    UnsupportedMethod,
+    /// A method (the value) other than 0 and 8 (§2.5).
+    UnsupportedMethod(u16),
     /// A stored member whose sizes differ (§2.5).
     StoredSizeMismatch,
-    /// Version needed not 10, 20 or 45, or 10 for a deflated member, or not 45 with ZIP64 (§2.6).
-    BadVersionNeeded,
+    /// Version needed (the value) not 10, 20 or 45, or 10 for a deflated member, or not 45
+    /// with ZIP64 (§2.6).
+    BadVersionNeeded(u16),
     /// The encryption flag (§2.7).
     Encrypted,
     /// A general-purpose flag that is not allowed (§2.7).
@@ -104,7 +105,8 @@ impl ZipReason {
 }
 
 impl fmt::Display for ZipReason {
-    /// A fixed text; never contains archive bytes (`spec/mlbundle.md` §9.2).
+    /// A fixed text, with the value of a field that is not in its set; never contains
+    /// archive bytes (`spec/mlbundle.md` §9.2).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = match self {
             ZipReason::TooShort => "archive is shorter than an end record",
@@ -137,9 +139,17 @@ impl fmt::Display for ZipReason {
             ZipReason::LocalZip64OneSize => {
                 "local header takes one size from a ZIP64 field; APPNOTE 4.5.3 requires both"
             }
-            ZipReason::UnsupportedMethod => "compression method is not stored or deflated",
+            ZipReason::UnsupportedMethod(m) => {
+                return write!(f, "compression method {m} is not stored (0) or deflated (8)");
+            }
             ZipReason::StoredSizeMismatch => "stored member's compressed and uncompressed sizes differ",
-            ZipReason::BadVersionNeeded => "version needed to extract is not allowed",
+            ZipReason::BadVersionNeeded(v) => {
+                return write!(
+                    f,
+                    "version needed to extract {v} is not allowed (expected 10: stored, without ZIP64; \
+                     20: without ZIP64; 45)"
+                );
+            }
             ZipReason::Encrypted => "encrypted member",
             ZipReason::BadFlags => "general-purpose flag not allowed",
             ZipReason::NotRegularFile => "member is not a regular file",

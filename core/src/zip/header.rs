@@ -33,7 +33,7 @@ pub(crate) fn check_common(
     at: FieldOffsets,
 ) -> Result<(), ZipError> {
     if method != STORED && method != DEFLATED {
-        return Err(ZipError::at(ZipReason::UnsupportedMethod, at.method));
+        return Err(ZipError::at(ZipReason::UnsupportedMethod(method), at.method));
     }
     if flags & FLAG_ENCRYPTED != 0 {
         return Err(ZipError::at(ZipReason::Encrypted, at.flags));
@@ -52,7 +52,7 @@ pub(crate) fn check_common(
         _ => false,
     };
     if !version_ok {
-        return Err(ZipError::at(ZipReason::BadVersionNeeded, at.version));
+        return Err(ZipError::at(ZipReason::BadVersionNeeded(version), at.version));
     }
     Ok(())
 }

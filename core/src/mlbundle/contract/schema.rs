@@ -7,7 +7,7 @@
 use super::{Contract, Unknown, container, root_object, scalar_type, shape, wrong_type};
 use crate::invariant;
 use crate::json::{Cursor, FieldError, JsonType, Problem, Sink, Str, Token, Value, string_value};
-use crate::mlbundle::declaration::DTYPES;
+use crate::mlbundle::declaration::{DTYPES, unknown_dtype};
 use crate::unique::{Key, first_repeat};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -351,7 +351,7 @@ fn field_verdict(field: &OpenField<'_>, at: &FieldAt<'_>) -> Result<(Name, Optio
         None => Some(at.error(Some(("dtype", at.field)), Problem::Missing)),
         Some((value, None)) => Some(at.error(Some(("dtype", value)), wrong(JsonType::String, value))),
         Some((value, Some(d))) if !DTYPES.contains(&&*d.value()) => {
-            Some(at.error(Some(("dtype", value)), Problem::Rule("unknown dtype")))
+            Some(at.error(Some(("dtype", value)), unknown_dtype(&d.value())))
         }
         Some(_) => None,
     };

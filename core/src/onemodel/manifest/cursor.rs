@@ -223,7 +223,8 @@ impl<'v, 'p> Cursor<'v, 'p> {
         self.value.as_str().ok_or_else(|| self.wrong_type(JsonType::String))
     }
 
-    fn lexeme(&self) -> Result<&'v str, FieldError> {
+    /// The number's text as the manifest has it.
+    pub(crate) fn lexeme(&self) -> Result<&'v str, FieldError> {
         self.value.lexeme().ok_or_else(|| self.wrong_type(JsonType::Number))
     }
 

@@ -15,6 +15,7 @@ use crate::onemodel::model::GraphHolder as Msg;
 use crate::onemodel::model::*;
 use crate::onemodel::tensor;
 use crate::onemodel::unique;
+use alloc::borrow::Cow;
 
 pub(super) struct ManifestWriter<'r> {
     pub(super) w: Writer,
@@ -56,7 +57,7 @@ impl<'m, 'a> Open<'m, 'a> {
 
 impl ManifestWriter<'_> {
     /// Records that the model breaks a reader's rule (the first one is reported).
-    fn fail(&mut self, kind: ErrorKind, message: &'static str) {
+    fn fail(&mut self, kind: ErrorKind, message: impl Into<Cow<'static, str>>) {
         self.failure.get_or_insert_with(|| invalid(kind, message));
     }
 
@@ -201,7 +202,10 @@ impl ManifestWriter<'_> {
                 // §2.4: a reference has a type 1..=14 and no value; any other attribute a value.
                 match (value, a.ref_name.is_empty()) {
                     (Some(_), false) => self.fail(ErrorKind::Malformed, "a reference attribute has no value"),
-                    (None, _) if a.ty > 14 => self.fail(ErrorKind::Unsupported, "unsupported attribute type"),
+                    (None, _) if a.ty > 14 => self.fail(
+                        ErrorKind::Unsupported,
+                        tensor::unsupported_code("attribute type", a.ty, tensor::is_attribute_type),
+                    ),
                     (None, _) if a.ty == 0 => self.fail(ErrorKind::Malformed, "attribute type 0 (undefined)"),
                     (None, true) => self.fail(ErrorKind::Malformed, "attribute value is missing"),
                     _ => {}
@@ -395,8 +399,11 @@ impl ManifestWriter<'_> {
 
     /// `elem_type` and `key_type`: 0 or a dtype code (§2.7).
     fn elem_code(&mut self, code: u8) {
-        if code != 0 && !tensor::is_tensor_dtype(code) {
-            self.fail(ErrorKind::Unsupported, "unsupported element type");
+        if !tensor::is_elem_type(code) {
+            self.fail(
+                ErrorKind::Unsupported,
+                tensor::unsupported_code("element type", code, tensor::is_elem_type),
+            );
         }
     }
 
@@ -495,7 +502,8 @@ impl ManifestWriter<'_> {
     /// SparseTensor (§2.6): int64 indices, dims as a tensor's (§2.5).
     fn sparse(&mut self, s: &SparseTensor<'_>) {
         if s.indices.dtype != 7 {
-            self.fail(ErrorKind::Malformed, "sparse indices must be int64");
+            let message = alloc::format!("sparse indices must be int64 (dtype 7), not dtype {}", s.indices.dtype);
+            self.fail(ErrorKind::Malformed, message);
         }
         if s.dims.iter().any(|&d| d > MAX_FIELD) {
             self.fail(ErrorKind::OutOfRange, "dimension above 2^63 - 1");
