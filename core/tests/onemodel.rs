@@ -1741,7 +1741,7 @@ mod onnx_proto {
     }
 
     fn err(bytes: &[u8]) -> Error {
-        onnx::to_model(bytes).expect_err("must be rejected")
+        onnx::to_model(bytes, Limits::DEFAULT).expect_err("must be rejected")
     }
 
     #[test]
@@ -1750,7 +1750,7 @@ mod onnx_proto {
         let idx = 2u64.to_le_bytes();
         let model = sample_model(&w, &idx);
         let proto = onnx::write_model(&model).unwrap();
-        let back = onnx::to_model(&proto).unwrap();
+        let back = onnx::to_model(&proto, Limits::DEFAULT).unwrap();
         assert_eq!(back, model);
         assert_eq!(
             onnx::write_model(&back).unwrap(),
@@ -1764,8 +1764,8 @@ mod onnx_proto {
         let w: Vec<u8> = (0..16).collect();
         let idx = 2u64.to_le_bytes();
         let proto = onnx::write_model(&sample_model(&w, &idx)).unwrap();
-        let one = write(&onnx::to_model(&proto).unwrap(), Limits::DEFAULT).unwrap();
-        let again = write(&onnx::to_model(&proto).unwrap(), Limits::DEFAULT).unwrap();
+        let one = write(&onnx::to_model(&proto, Limits::DEFAULT).unwrap(), Limits::DEFAULT).unwrap();
+        let again = write(&onnx::to_model(&proto, Limits::DEFAULT).unwrap(), Limits::DEFAULT).unwrap();
         assert_eq!(one, again, "converting twice gives identical bytes");
         assert_eq!(onnx::write_model(&read(&one, Limits::DEFAULT).unwrap()).unwrap(), proto);
     }
@@ -1774,7 +1774,7 @@ mod onnx_proto {
     fn onnx_raw_data_is_a_view() {
         let tensor = [int(1, 2), int(2, 1), len(9, &[0, 0, 128, 63, 0, 0, 0, 64])].concat();
         let proto = model_with_tensor(&tensor);
-        let m = onnx::to_model(&proto).unwrap();
+        let m = onnx::to_model(&proto, Limits::DEFAULT).unwrap();
         let TensorData::Raw(b) = &m.graph.initializers[0].data else {
             panic!()
         };
@@ -1788,7 +1788,7 @@ mod onnx_proto {
         packed.extend_from_slice(&f32::NAN.to_le_bytes());
         let tensor = [int(1, 2), int(2, 1), len(4, &packed)].concat();
         let proto = model_with_tensor(&tensor);
-        let m = onnx::to_model(&proto).unwrap();
+        let m = onnx::to_model(&proto, Limits::DEFAULT).unwrap();
         let TensorData::Raw(b) = &m.graph.initializers[0].data else {
             panic!()
         };
@@ -1801,7 +1801,7 @@ mod onnx_proto {
         assert_eq!(err(&model_with_tensor(&tensor)).kind, ErrorKind::OutOfRange);
         let tensor = [int(1, 2), int(2, 2), int(5, 255), int(5, 7)].concat();
         let proto = model_with_tensor(&tensor);
-        let m = onnx::to_model(&proto).unwrap();
+        let m = onnx::to_model(&proto, Limits::DEFAULT).unwrap();
         let TensorData::Raw(b) = &m.graph.initializers[0].data else {
             panic!()
         };
@@ -1976,7 +1976,7 @@ mod onnx_proto {
         // The dtype's own field, repeated unpacked, is one field.
         let tensor = [int(1, 2), int(2, 6), int(5, 5), int(5, 6)].concat();
         let proto = model_with_tensor(&tensor);
-        let m = onnx::to_model(&proto).unwrap();
+        let m = onnx::to_model(&proto, Limits::DEFAULT).unwrap();
         let TensorData::Raw(b) = &m.graph.initializers[0].data else {
             panic!()
         };
@@ -1995,7 +1995,7 @@ mod onnx_proto {
         };
         let reference = [len(1, b"r"), int(20, 2), len(21, b"outer")].concat();
         let ok = proto(&reference);
-        let m = onnx::to_model(&ok).unwrap();
+        let m = onnx::to_model(&ok, Limits::DEFAULT).unwrap();
         let a = &m.graph.nodes[0].attributes[0];
         assert_eq!((a.ty, a.ref_name.as_str(), &a.value), (2, "outer", &None));
         for value in [int(3, 42), len(7, &[]), len(5, &[int(1, 0), int(2, 1)].concat())] {
@@ -2192,7 +2192,7 @@ mod onnx_proto {
     /// Runs on the ordinary test thread: decoding needs no stack per level (§3.3).
     #[test]
     fn onnx_graph_nesting_64_accepted_65_limit_exceeded() {
-        assert!(onnx::to_model(&nested_onnx_graphs(63)).is_ok());
+        assert!(onnx::to_model(&nested_onnx_graphs(63), Limits::DEFAULT).is_ok());
         let e = err(&nested_onnx_graphs(64));
         assert_eq!(e.kind, ErrorKind::LimitExceeded);
         assert!(e.path.unwrap().ends_with(".node[0].attribute[0].g"));

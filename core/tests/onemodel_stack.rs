@@ -75,7 +75,7 @@ fn onnx_model(graphs: usize, types: usize) -> Vec<u8> {
 /// writers make of it (the derived `PartialEq` recurses once per level and is not part of
 /// the bound, §3.3).
 fn round_trip(proto: &[u8]) {
-    let model = onnx::to_model(proto).expect("ONNX at the nesting limit is accepted");
+    let model = onnx::to_model(proto, Limits::DEFAULT).expect("ONNX at the nesting limit is accepted");
     let onnx_bytes = onnx::write_model(&model).expect("ONNX written");
     let file = onemodel::write(&model, Limits::DEFAULT).expect("written");
     let read: Model<'_> = onemodel::read(
@@ -92,7 +92,7 @@ fn round_trip(proto: &[u8]) {
     );
     let back = onnx::write_model(&read).expect("ONNX written");
     assert!(back == onnx_bytes, "ONNX bytes differ after the OneModel round trip");
-    let again = onnx::to_model(&back).expect("written ONNX read back");
+    let again = onnx::to_model(&back, Limits::DEFAULT).expect("written ONNX read back");
     assert!(
         onnx::write_model(&again).expect("ONNX written") == onnx_bytes,
         "ONNX round trip changed the model"
@@ -166,7 +166,7 @@ fn nesting_over_64_rejected_on_small_stack() {
     on_stack(stack_size(), move || {
         for proto in [&graphs, &types] {
             assert_eq!(
-                onnx::to_model(proto).unwrap_err().kind,
+                onnx::to_model(proto, Limits::DEFAULT).unwrap_err().kind,
                 onemodel::ErrorKind::LimitExceeded
             );
         }

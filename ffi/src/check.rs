@@ -130,8 +130,7 @@ pub unsafe extern "C" fn mg_check_onemodel(
 }
 
 /// Checks a serialised ONNX `ModelProto` (`spec/onemodel.md` §6) and resolves its names as
-/// for a OneModel file (§3.1), under `limits->onemodel`: `onnx::read_model` then
-/// `onemodel::resolve`. A buffer has no folder, so a tensor kept in an external file
+/// for a OneModel file (§3.1), under `limits->onemodel`: `onnx::to_model`. A buffer has no folder, so a tensor kept in an external file
 /// (§6.2) is `Unsupported` (`mg_check_file` checks a `.onnx` file's external data in its
 /// folder). Kinds `mg_onemodel_kind`.
 ///
@@ -152,7 +151,7 @@ pub unsafe extern "C" fn mg_check_onnx(
     // SAFETY: this function's contract is `run`'s.
     unsafe {
         run(data, len, limits, result, |b, l| {
-            let read = onnx::read_model(b, l.onemodel()).and_then(|mut m| onemodel::resolve(&mut m));
+            let read = onnx::to_model(b, l.onemodel());
             Outcome::verdict(f, read, onemodel::Error::rejection)
         })
     }

@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use modelgate_core::{onemodel, onnx};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(model) = onnx::to_model(data) else { return };
+    let Ok(model) = onnx::to_model(data, onemodel::Limits::DEFAULT) else { return };
     let Ok(file) = onemodel::write(&model, onemodel::Limits::DEFAULT) else { return };
     assert_eq!(
         onemodel::write(&model, onemodel::Limits::DEFAULT).expect("writes twice"),

@@ -164,7 +164,7 @@ pub fn with_onnx<T>(
     };
     let mut files = ExternalFiles::new(dir);
     let mut resolver = |r: &onnx::ExternalRef<'_>| files.resolve(r);
-    let mut model = onnx::read_model(
+    let model = onnx::to_model(
         &bytes,
         onnx::ReadOptions {
             limits,
@@ -172,7 +172,6 @@ pub fn with_onnx<T>(
         },
     )
     .map_err(rejected)?;
-    onemodel::resolve(&mut model).map_err(rejected)?;
     Ok(use_model(&model, &mut files))
 }
 

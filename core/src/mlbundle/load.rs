@@ -53,15 +53,17 @@ pub fn check_models(container: &Container<'_>) -> Result<(), Error> {
 /// (protobuf, mapping, names, external data) `InvalidContainer`; both are located in
 /// `model.onnx`, with the reader's path and offset.
 pub fn check_model_onnx(bytes: &[u8]) -> Result<(), Error> {
-    crate::onnx::to_model(bytes).map(drop).map_err(|e| {
-        let mut at = Location::NONE.in_member(MemberName::ModelOnnx.as_str());
-        at.offset = e.offset;
-        at.path = e.path.clone();
-        let kind = match e.kind {
-            OnnxKind::LimitExceeded => ErrorKind::LimitExceeded,
-            _ => ErrorKind::InvalidContainer,
-        };
-        let msg = format!("model.onnx is not a self-contained ONNX model: {}", e.message);
-        Error::new(kind, msg, at)
-    })
+    crate::onnx::to_model(bytes, crate::onemodel::Limits::DEFAULT)
+        .map(drop)
+        .map_err(|e| {
+            let mut at = Location::NONE.in_member(MemberName::ModelOnnx.as_str());
+            at.offset = e.offset;
+            at.path = e.path.clone();
+            let kind = match e.kind {
+                OnnxKind::LimitExceeded => ErrorKind::LimitExceeded,
+                _ => ErrorKind::InvalidContainer,
+            };
+            let msg = format!("model.onnx is not a self-contained ONNX model: {}", e.message);
+            Error::new(kind, msg, at)
+        })
 }

@@ -116,7 +116,7 @@ impl From<Limits> for ReadOptions<'_> {
 /// Decodes a serialised `ModelProto` (`spec/onemodel.md` §6) under the options' limits,
 /// external tensors placed by their resolver. Tensors with `raw_data` are views of `bytes`;
 /// typed fields (`float_data`, …) are converted to `raw_data` layout. Names are not
-/// resolved: call [`crate::onemodel::resolve`].
+/// resolved: [`super::to_model`] reads and resolves.
 pub fn read_model<'a, 'r>(bytes: &'a [u8], options: impl Into<ReadOptions<'r>>) -> R<Model<'a>> {
     let ReadOptions { limits, resolver } = options.into();
     let mut d = Decoder {

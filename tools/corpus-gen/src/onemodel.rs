@@ -737,7 +737,7 @@ pub mod pb {
 
 /// The outcome of the ONNX reader (`modelgate check FILE.onnx` without external data).
 pub fn onnx_outcome(bytes: &[u8]) -> Expect {
-    match modelgate_core::onnx::to_model(bytes) {
+    match modelgate_core::onnx::to_model(bytes, Limits::DEFAULT) {
         Ok(_) => Valid,
         Err(e) => Expect::Reject(e.kind, e.path.unwrap_or_default(), e.offset.unwrap_or(u64::MAX)),
     }

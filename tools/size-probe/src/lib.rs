@@ -69,7 +69,7 @@ pub extern "C" fn probe_onemodel(ptr: *const u8, len: usize) -> i32 {
 #[cfg(feature = "onnx")]
 #[unsafe(no_mangle)]
 pub extern "C" fn probe_onnx(ptr: *const u8, len: usize) -> i32 {
-    modelgate_core::onnx::to_model(input(ptr, len)).is_ok() as i32
+    modelgate_core::onnx::to_model(input(ptr, len), modelgate_core::onemodel::Limits::DEFAULT).is_ok() as i32
 }
 
 /// `mpk::check_tar_gz`.
