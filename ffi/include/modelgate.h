@@ -581,10 +581,9 @@ mg_status mg_check_onemodel(const uint8_t *data,
                             struct mg_result *result);
 
 // Checks a serialised ONNX `ModelProto` (`spec/onemodel.md` §6) and resolves its names as
-// for a OneModel file (§3.1), under `limits->onemodel`: `onnx::read_model` then
-// `onemodel::resolve`. A buffer has no folder, so a tensor kept in an external file
-// (§6.2) is `Unsupported` (`mg_check_file` checks a `.onnx` file's external data in its
-// folder). Kinds `mg_onemodel_kind`.
+// for a OneModel file (§3.1), under `limits->onemodel`: `onnx::to_model`. A buffer has
+// no folder, so a tensor kept in an external file (§6.2) is `Unsupported` (`mg_check_file`
+// checks a `.onnx` file's external data in its folder). Kinds `mg_onemodel_kind`.
 //
 // # Safety
 //
