@@ -18,7 +18,6 @@ arguments and results.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple, Type, Union
 
@@ -170,10 +169,10 @@ def check(source: PathOrBytes, format: Optional[str] = None) -> CheckResult:
     ``source`` is a path (``str`` or :class:`os.PathLike`) or the file's bytes
     (``bytes``, ``bytearray``, ``memoryview``). A path is read as ``format`` when given, else
     as the format its name tells (the longest registered suffix) or, failing that, its first
-    64 KiB. Bytes are written to a private temporary folder and checked there as a file
-    of that format's name (the checks read files; MPK and mvb check the name too), so
-    detection by content applies to bytes when ``format`` is not given; an ONNX model's
-    external data is then looked for in that folder, where it is not.
+    64 KiB. Bytes are read as ``format`` when given, else as the format their first 64 KiB
+    tell, and checked in memory with the same rules and limits: nothing is written to or
+    read from disk. Two rules need a file and are not applied to bytes: an MPK package's
+    file name (``.tar.gz``), and an ONNX model's external data, which is ``Unsupported``.
 
     A rejection is a result, not an exception: ``ok`` false with the kind, message and
     location. A file that cannot be read raises :class:`OSError`; an unknown ``format``
@@ -183,21 +182,5 @@ def check(source: PathOrBytes, format: Optional[str] = None) -> CheckResult:
         names = ", ".join(_BY_NAME)
         raise ValueError(f"unknown format {format!r}; expected one of {names}")
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _check_bytes(bytes(source), format)
+        return CheckResult(*_modelgate.check_bytes(bytes(source), format))
     return CheckResult(*_modelgate.check(os.fsdecode(source), format))
-
-
-def _check_bytes(data: bytes, format: Optional[str]) -> CheckResult:
-    with tempfile.TemporaryDirectory(prefix="modelgate-check-") as folder:
-        # A name no format claims, so that detection reads the content.
-        path = os.path.join(folder, "input")
-        with open(path, "wb") as f:
-            f.write(data)
-        if format is None:
-            format = _modelgate.detect(path)
-            if format is None:
-                return CheckResult(*_modelgate.check(path, None))
-        named = path + _BY_NAME[format].suffixes[0]
-        os.rename(path, named)
-        return CheckResult(*_modelgate.check(named, format))
-

@@ -132,22 +132,42 @@ type Checked = Option<(&'static dyn Format, Result<(), CheckError>)>;
 #[pyfunction]
 #[pyo3(signature = (path, format=None))]
 fn check(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Outcome> {
-    let forced = match format {
-        None => None,
-        Some(name) => Some(registry::by_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown format {name:?}; expected one of {}",
-                registry::names().join(", ")
-            ))
-        })?),
-    };
-    let outcome = py.detach(|| -> io::Result<Checked> {
-        let Some(format) = forced.map_or_else(|| registry::detect(&path), |f| Ok(Some(f)))? else {
-            return Ok(None);
-        };
-        Ok(Some((format, format.check(&path, &mut |_, _| {}))))
+    let forced = format.map(format_named).transpose()?;
+    let outcome = py.detach(|| {
+        let format = forced.map_or_else(|| registry::detect(&path), |f| Ok(Some(f)))?;
+        outcome_of(format.map(|f| (f, f.check(&path, &mut |_, _| {}))))
     });
-    match outcome.map_err(|e| os_error(e, Some(&path)))? {
+    outcome.map_err(|e| os_error(e, Some(&path)))
+}
+
+/// The same validating read over bytes held in memory (`Format::check_bytes`): read as
+/// `format` when given, else as the format their first bytes tell (`detect_content`).
+/// Nothing is read from or written to the file system, so an MPK package's name rule is not
+/// applied and an ONNX model's external data is `Unsupported`.
+#[pyfunction]
+#[pyo3(signature = (data, format=None))]
+fn check_bytes(py: Python<'_>, data: &[u8], format: Option<&str>) -> PyResult<Outcome> {
+    let forced = format.map(format_named).transpose()?;
+    let checked = py.detach(|| -> Checked {
+        let format = forced.or_else(|| registry::detect_content(data))?;
+        Some((format, format.check_bytes(data)))
+    });
+    outcome_of(checked).map_err(|e| os_error(e, None))
+}
+
+/// The registered format named `name`; `ValueError` naming the known ones otherwise.
+fn format_named(name: &str) -> PyResult<&'static dyn Format> {
+    registry::by_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown format {name:?}; expected one of {}",
+            registry::names().join(", ")
+        ))
+    })
+}
+
+/// A check's result as [`Outcome`]; the I/O error that kept the file from being read.
+fn outcome_of(checked: Checked) -> io::Result<Outcome> {
+    match checked {
         None => Ok((
             false,
             None,
@@ -172,7 +192,7 @@ fn check(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Outcom
             r.location.path.clone(),
             r.location.offset,
         )),
-        Some((_, Err(CheckError::Io(e)))) => Err(os_error(e, Some(&path))),
+        Some((_, Err(CheckError::Io(e)))) => Err(e),
     }
 }
 
@@ -468,6 +488,7 @@ fn _modelgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(check_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(archive_limit_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(read_container, m)?)?;
     m.add_function(wrap_pyfunction!(onemodel_head_length, m)?)?;

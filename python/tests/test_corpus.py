@@ -5,6 +5,7 @@ name states, as ``corpus-check`` requires (std-io/src/corpus.rs): ``valid-...`` 
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -77,22 +78,76 @@ def test_a_rejection_reads_as_the_command_line_prints_it(corpus: Path) -> None:
     assert caught.value.offset == result.offset
 
 
-def test_bytes_are_checked_by_content_or_as_the_format_named(corpus: Path) -> None:
-    for path, expected in FILES[::25]:
+def test_bytes_are_checked_in_memory_as_the_file_is(tmp_path: Path) -> None:
+    """Every corpus file's bytes get its file's outcome, told by content or named. An MPK
+    package's name rule needs a name: a package whose name breaks it is compared with its
+    bytes under a name that keeps it."""
+    renamed = 0
+    for path, _ in FILES:
         data = path.read_bytes()
         by_name = modelgate.check(path)
+        if by_name.format == "mpk" and not path.name.endswith(".tar.gz"):
+            kept = tmp_path / "package.tar.gz"
+            kept.write_bytes(data)
+            by_name, renamed = modelgate.check(kept), renamed + 1
         forced = modelgate.check(data, format=by_name.format)
         assert (forced.ok, forced.kind, forced.format) == (by_name.ok, by_name.kind, by_name.format), path
         assert (forced.message, forced.location) == (by_name.message, by_name.location), path
-    bundle = corpus / "mlbundle" / "valid-stored-members.mlbundle"
+    assert renamed >= 2
+    bundle = CORPUS / "mlbundle" / "valid-stored-members.mlbundle"
     detected = modelgate.check(bytearray(bundle.read_bytes()))
     assert detected.ok and detected.format == "mlbundle"
-    package = corpus / "mpk" / "valid-basic-valid.tar.gz"
+    package = CORPUS / "mpk" / "valid-basic-valid.tar.gz"
     assert modelgate.check(memoryview(package.read_bytes())).format == "mpk"
     unknown = modelgate.check(b"plain text")
     assert (unknown.ok, unknown.format, unknown.kind) == (False, None, "UnknownFormat")
     with pytest.raises(ValueError):
         unknown.raise_for_error()
+
+
+def test_bytes_are_checked_without_the_file_system(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No temporary file: with no temporary folder to write to, bytes are still checked."""
+    missing = tmp_path / "missing"
+    monkeypatch.setenv("TMPDIR", str(missing))
+    monkeypatch.setattr(tempfile, "tempdir", str(missing))
+    for name, format in [
+        ("mvb/valid-dataset-bundle.mvb.tar", None),
+        ("mpk/valid-basic-valid.tar.gz", None),
+        ("onemodel/valid-minimal.onnx", "onnx"),
+    ]:
+        result = modelgate.check((CORPUS / name).read_bytes(), format)
+        assert result.ok, (name, str(result))
+    assert not missing.exists()
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def field(number: int, payload: "bytes | int") -> bytes:
+    """One protobuf field: a varint for an ``int``, length-delimited for ``bytes``."""
+    if isinstance(payload, int):
+        return varint(number << 3) + varint(payload)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def test_onnx_external_data_is_looked_for_beside_a_file_and_unsupported_in_bytes(tmp_path: Path) -> None:
+    """``spec/onemodel.md`` §6.2: a path's external data is read from its folder; bytes have
+    no folder."""
+    location = field(13, field(1, b"location") + field(2, b"w.bin"))
+    tensor = field(1, 2) + field(2, 1) + field(8, b"w") + location + field(14, 1)
+    model = field(1, 8) + field(7, field(2, b"g") + field(5, tensor)) + field(8, field(2, 13))
+    path = tmp_path / "model.onnx"
+    path.write_bytes(model)
+    (tmp_path / "w.bin").write_bytes(bytes(8))
+    assert modelgate.check(path).ok, str(modelgate.check(path))
+    in_memory = modelgate.check(model, format="onnx")
+    assert (in_memory.format, in_memory.kind) == ("onnx", "Unsupported"), str(in_memory)
 
 
 def test_format_names_and_io_errors(tmp_path: Path) -> None:

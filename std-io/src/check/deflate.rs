@@ -1,7 +1,7 @@
 //! The `.deflate` test frame of `spec/inflate.md` §6: declared size, CRC-32 and one raw
 //! deflate stream, checked with every exact-size rule a ZIP member gets.
 
-use super::{CheckError, Format, read_limited};
+use super::{CheckError, Format, read_limited, within};
 use crate::Progress;
 use modelgate_core::inflate::check_frame;
 use std::path::Path;
@@ -27,7 +27,12 @@ impl Format for Deflate {
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let bytes = read_limited(path, LIMIT, "LimitExceeded")?;
-        check_frame(&bytes, LIMIT)
+        self.check_bytes(&bytes)
+    }
+
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        within(bytes, LIMIT, "LimitExceeded")?;
+        check_frame(bytes, LIMIT)
             .map(|_| ())
             .map_err(|e| CheckError::Rejected(e.rejection()))
     }

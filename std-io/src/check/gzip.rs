@@ -1,7 +1,7 @@
 //! A standalone `.gz` file: RFC 1952 members checked as `spec/inflate.md` §5 says, output
 //! discarded as it is produced (memory stays at one chunk) and bounded at 256 MiB.
 
-use super::{CheckError, Format, read_limited};
+use super::{CheckError, Format, read_limited, within};
 use crate::Progress;
 use modelgate_core::gzip::gunzip;
 use std::path::Path;
@@ -35,7 +35,12 @@ impl Format for Gzip {
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         let bytes = read_limited(path, LIMIT, "LimitExceeded")?;
-        gunzip(&bytes, LIMIT, |_| {})
+        self.check_bytes(&bytes)
+    }
+
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        within(bytes, LIMIT, "LimitExceeded")?;
+        gunzip(bytes, LIMIT, |_| {})
             .map(|_| ())
             .map_err(|e| CheckError::Rejected(e.rejection()))
     }

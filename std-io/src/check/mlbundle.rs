@@ -52,6 +52,10 @@ impl Format for Mlbundle {
         check_container(Source::Path(path), &ArchiveLimits::DEFAULT).map_err(to_check_error)
     }
 
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        check_container(Source::Bytes(bytes), &ArchiveLimits::DEFAULT).map_err(to_check_error)
+    }
+
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
         let view = inspect(Source::Path(path), &ArchiveLimits::DEFAULT).map_err(to_check_error);
         Some(view.map(|v| if json { v.to_json() } else { v.to_text() }))

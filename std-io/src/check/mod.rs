@@ -45,6 +45,13 @@ pub trait Format: Sync {
     /// report the bytes read to `progress` (monotone, ending at the file's length after a
     /// complete pass); the others read a bounded file whole and do not call it.
     fn check(&self, path: &Path, progress: Progress<'_>) -> Result<(), CheckError>;
+    /// Runs the same validating read over a file's bytes held in memory, for a caller that
+    /// has bytes and no file (the Python package's `check(bytes)`): the rules and limits of
+    /// [`Format::check`], less the two that need a file system. An MPK package's file name
+    /// (`spec/mpk.md` §3.0) is not known, so not checked; an ONNX model's external data
+    /// has no folder to be looked for in, so it is `Unsupported` (`spec/onemodel.md` §6.2).
+    /// Nothing is read from or written to the file system.
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError>;
     /// Validates the file like [`Format::check`] and describes it for `modelgate inspect`:
     /// human-readable text, or one canonical JSON document when `json` is set. `None` when
     /// the format has no inspection.
@@ -131,8 +138,15 @@ pub fn detect(path: &Path) -> io::Result<Option<&'static dyn Format>> {
     }
     let mut head = vec![0u8; HEAD_LEN];
     let n = read_head(path, &mut head)?;
-    let head = head.get(..n).unwrap_or_default();
-    Ok(FORMATS.iter().copied().find(|f| f.sniff(head)))
+    Ok(detect_content(head.get(..n).unwrap_or_default()))
+}
+
+/// The format whose [`Format::sniff`] first accepts a file's first bytes (at most 64 KiB,
+/// `HEAD_LEN`, are looked at): [`detect`] for a file whose name tells nothing, and the
+/// detection of bytes that have no name.
+pub fn detect_content(head: &[u8]) -> Option<&'static dyn Format> {
+    let head = head.get(..HEAD_LEN).unwrap_or(head);
+    FORMATS.iter().copied().find(|f| f.sniff(head))
 }
 
 fn read_head(path: &Path, buf: &mut [u8]) -> io::Result<usize> {
@@ -191,11 +205,24 @@ pub(crate) fn read_limited(path: &Path, limit: u64, limit_kind: &'static str) ->
     match crate::read::read_bounded(path, limit) {
         Ok(bytes) => Ok(bytes),
         Err(crate::read::ReadError::Io(e)) => Err(CheckError::Io(e)),
-        Err(crate::read::ReadError::TooLarge { limit }) => Err(CheckError::Rejected(Rejection {
-            kind: limit_kind,
-            message: format!("file is larger than the {limit}-byte limit"),
-            location: modelgate_core::Location::at(limit),
-        })),
+        Err(crate::read::ReadError::TooLarge { limit }) => Err(CheckError::Rejected(larger_than(limit, limit_kind))),
+    }
+}
+
+/// [`read_limited`]'s rule for bytes already in memory: more than `limit` of them is the
+/// format's limit kind, at the first byte past the limit.
+pub(crate) fn within(bytes: &[u8], limit: u64, limit_kind: &'static str) -> Result<(), CheckError> {
+    match u64::try_from(bytes.len()) {
+        Ok(n) if n <= limit => Ok(()),
+        _ => Err(CheckError::Rejected(larger_than(limit, limit_kind))),
+    }
+}
+
+fn larger_than(limit: u64, limit_kind: &'static str) -> Rejection {
+    Rejection {
+        kind: limit_kind,
+        message: format!("file is larger than the {limit}-byte limit"),
+        location: modelgate_core::Location::at(limit),
     }
 }
 
@@ -211,6 +238,23 @@ mod tests {
         t[257..257 + magic.len()].copy_from_slice(magic);
         t.extend(modelgate_corpus_gen::rng::pseudorandom(200_000, 0x2545_f491));
         t
+    }
+
+    /// Bytes over a limit are refused as a file over it is: same kind, message and place.
+    #[test]
+    fn bytes_over_a_limit_are_refused_as_a_file_over_it() {
+        let tmp = crate::temp::TempDir::create(&std::env::temp_dir(), "mg-within", "t").unwrap();
+        let path = tmp.path().join("three");
+        std::fs::write(&path, b"abc").unwrap();
+        let shown = |r: CheckError| match r {
+            CheckError::Rejected(r) => (r.kind, r.message, r.location.offset),
+            CheckError::Io(e) => panic!("{e}"),
+        };
+        let file = shown(read_limited(&path, 2, "LimitExceeded").unwrap_err());
+        assert_eq!(shown(within(b"abc", 2, "LimitExceeded").unwrap_err()), file);
+        assert_eq!(file.2, Some(2));
+        assert!(within(b"abc", 3, "LimitExceeded").is_ok());
+        assert_eq!(read_limited(&path, 3, "LimitExceeded").unwrap(), b"abc");
     }
 
     #[test]

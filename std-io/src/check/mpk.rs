@@ -5,7 +5,7 @@ use super::{CheckError, Format};
 use crate::Progress;
 use crate::extract::check_package;
 use modelgate_core::json::{Number, Writer};
-use modelgate_core::mpk::{MpkError, MpkKind, MpkLimits, Package};
+use modelgate_core::mpk::{self, MpkError, MpkKind, MpkLimits, Package, Registry};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -41,6 +41,14 @@ impl Format for Mpk {
         check_package(path, MpkLimits::DEFAULT, progress)
             .map(|_| ())
             .map_err(|e| e.into_check(MpkError::rejection))
+    }
+
+    /// The package's bytes through the same reader (§3.1–§3.7); the name rule (§3.0) needs
+    /// a name, so it is not applied.
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        mpk::check_tar_gz(bytes, MpkLimits::DEFAULT, Registry::DEFAULT, crate::hash_key())
+            .map(|_| ())
+            .map_err(|e| CheckError::Rejected(e.rejection()))
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {

@@ -6,7 +6,7 @@ use crate::Progress;
 use crate::mvb::check_archive;
 use modelgate_core::digest::hex;
 use modelgate_core::json::Writer;
-use modelgate_core::mvb::{Imported, MvbError, MvbKind};
+use modelgate_core::mvb::{self, Imported, MvbError, MvbKind, MvbLimits};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -41,6 +41,13 @@ impl Format for Mvb {
         check_archive(path, progress)
             .map(|_| ())
             .map_err(|e| e.into_check(MvbError::rejection))
+    }
+
+    /// The import's validation over the bytes (§4), nothing unpacked.
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        mvb::check_mvb(bytes, MvbLimits::DEFAULT, crate::hash_key())
+            .map(|_| ())
+            .map_err(|e| CheckError::Rejected(e.rejection()))
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {

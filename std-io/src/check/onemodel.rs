@@ -8,7 +8,7 @@ use super::{CheckError, Format};
 use crate::Progress;
 use crate::onemodel::inspect::{Framing, describe};
 use crate::onemodel::{limits, with_head, with_onnx};
-use modelgate_core::onemodel;
+use modelgate_core::{onemodel, onnx};
 use std::path::Path;
 
 /// The `onemodel` format.
@@ -46,6 +46,13 @@ impl Format for OneModel {
         crate::onemodel::check_file(path, limits()).map_err(failure)
     }
 
+    /// The whole model's read (§1–§3), the data region in memory.
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        onemodel::read(bytes, limits())
+            .map(|_| ())
+            .map_err(|e| CheckError::Rejected(e.rejection()))
+    }
+
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
         let described = with_head(path, limits(), |model, header, _| {
             describe(model, &Framing::OneModel(header), json)
@@ -72,6 +79,13 @@ impl Format for Onnx {
 
     fn check(&self, path: &Path, _: Progress<'_>) -> Result<(), CheckError> {
         with_onnx(path, limits(), |_, _| ()).map_err(failure)
+    }
+
+    /// [`onnx::to_model`] without a resolver: external data is `Unsupported` (§6.2).
+    fn check_bytes(&self, bytes: &[u8]) -> Result<(), CheckError> {
+        onnx::to_model(bytes, limits())
+            .map(|_| ())
+            .map_err(|e| CheckError::Rejected(e.rejection()))
     }
 
     fn inspect(&self, path: &Path, json: bool) -> Option<Result<String, CheckError>> {
