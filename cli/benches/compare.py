@@ -11,9 +11,10 @@ Cases (each at least 5 runs, median):
                            child process), wall time with interpreter start, peak RSS
   MPK extract              tarfile.open(...).extractall(filter="data") in a child process
 
-The Rust benchmark also runs the two child-process peers itself, alternating with
-modelgate in the same run (`compare.py --run-peer onnx|onnx-external|tarfile SRC DST`), when python3
-can import onnx; this script adds zipfile and repeats them at its own moment.
+The Rust benchmark also runs the child-process peers itself, alternating with modelgate in
+the same run (`compare.py --run-peer onnx|onnx-external|onnx-check|tarfile SRC DST`), when
+python3 can import the module; this script adds zipfile and repeats the first ones at its own
+moment.
 
 Needs `pip install onnx numpy`.
 """
@@ -43,6 +44,12 @@ def run_peer(name, src, dst):
 
         onnx.save_model(onnx.load(src), dst, save_as_external_data=True, all_tensors_to_one_file=True,
                         location=os.path.basename(dst) + ".data")
+    elif name == "onnx-check":
+        import onnx
+
+        # The checker of the onnx package, given the path: it reads the protobuf and checks
+        # the external data references; DST is not written.
+        onnx.checker.check_model(src)
     elif name == "tarfile":
         import tarfile
 

@@ -73,6 +73,10 @@ pub fn onnx_convert(onnx: &Path, work: &Path) -> Case {
 
 const PY_ONNX: &str = "Python onnx.load + onnx.save";
 const PY_ONNX_EXTERNAL: &str = "Python onnx.load + onnx.save (external data)";
+const PY_ONNX_CHECK: &str = "Python onnx.checker.check_model (path)";
+
+/// A child-process peer: its label, its command and the files it writes.
+type Peer = (&'static str, Vec<String>, Vec<PathBuf>);
 
 /// The memory goal of the external-data rows (README "Benchmarks"): the protobuf or manifest, a few
 /// KiB here, plus 64 MiB, whatever the tensor bytes.
@@ -82,29 +86,32 @@ const SCALE_MEMORY: Goal = Goal::Memory {
 };
 
 /// `modelgate check`, `onemodel convert` and `onemodel to-onnx --external-data` of the
-/// external-data fixture (`model.onnx` and `model.onnx.data` in `folder`), the conversion
-/// against Python `onnx.load` + `onnx.save` with external data of the same model (when the
-/// onnx package is installed; once, as it holds the whole model in memory): three cases
-/// whose goal is modelgate's peak RSS.
+/// external-data fixture (`model.onnx` and `model.onnx.data` in `folder`): three cases whose
+/// goal is modelgate's peak RSS. When the onnx package is installed, the check runs against
+/// `onnx.checker.check_model` of the model's path, and both conversions against Python
+/// `onnx.load` + `onnx.save` with external data of the same model, the rewrite Python
+/// offers (it holds the whole model in memory).
 pub fn onnx_external(folder: &Path, work: &Path) -> Vec<Case> {
     let model = folder.join("model.onnx");
     let bytes = size_of(&folder.join("model.onnx.data"));
     let one = work.join("external.onemodel");
     let back = work.join("external-back.onnx");
     let resaved = work.join("external-resaved.onnx");
-    let python = python_peer("onnx-external", "onnx", &model, &resaved);
-    let case = |name: &'static str, label: &str, cmd: Vec<String>, outputs: Vec<PathBuf>, peer: bool| {
+    let resaved_data = work.join("external-resaved.onnx.data");
+    let rewrite = python_peer("onnx-external", "onnx", &model, &resaved)
+        .map(|cmd| (PY_ONNX_EXTERNAL, cmd, vec![resaved.clone(), resaved_data]));
+    let checker = python_peer("onnx-check", "onnx", &model, &resaved).map(|cmd| (PY_ONNX_CHECK, cmd, Vec::new()));
+    let case = |name: &'static str, label: &str, cmd: Vec<String>, outputs: Vec<PathBuf>, peer: Option<Peer>| {
         let dir = work.to_path_buf();
         let cmd = vec![cmd];
         let mut imps = vec![Imp::new(label, move || {
             outputs.iter().for_each(|o| remove(o));
             children(&cmd, &dir)
         })];
-        if let Some(py) = python.clone().filter(|_| peer) {
-            let (dir, out) = (work.to_path_buf(), resaved.clone());
-            imps.push(Imp::new(PY_ONNX_EXTERNAL, move || {
-                remove(&out);
-                remove(&out.with_file_name("external-resaved.onnx.data"));
+        if let Some((label, py, outputs)) = peer {
+            let dir = work.to_path_buf();
+            imps.push(Imp::new(label, move || {
+                outputs.iter().for_each(|o| remove(o));
                 children(std::slice::from_ref(&py), &dir)
             }));
         }
@@ -121,14 +128,14 @@ pub fn onnx_external(folder: &Path, work: &Path) -> Vec<Case> {
         "modelgate check",
         argv(&[&modelgate(), "check", &s(&model)]),
         Vec::new(),
-        false,
+        checker,
     );
     let convert = case(
         "ONNX with external data → OneModel",
         "modelgate onemodel convert",
         argv(&[&modelgate(), "onemodel", "convert", &s(&model), &s(&one)]),
         vec![one.clone()],
-        true,
+        rewrite.clone(),
     );
     // The conversion's output, once, as to-onnx's input.
     remove(&one);
@@ -148,7 +155,7 @@ pub fn onnx_external(folder: &Path, work: &Path) -> Vec<Case> {
             &s(&back),
         ]),
         vec![back.clone(), back.with_file_name("external-back.onnx.data")],
-        false,
+        rewrite,
     );
     vec![check, convert, to_onnx]
 }
