@@ -6,8 +6,11 @@
 //! It reads `target/ffi-tests/firmware/files.txt` (one corpus path per line) and each file
 //! through Arm semihosting, calls the check of the file's format folder as
 //! `ffi/tests/check_corpus.c` does, and prints `PATH KIND` lines for `ffi/tests/compare.py`.
-//! After every check it requires that every allocation was freed. A panic, a fault or an
-//! allocation left live ends the run with a failure.
+//! Each OneModel file it accepts it also opens with `mg_onemodel_open` and lists as
+//! `ffi/examples/read_tensors.cpp --buffer` does, on lines that start with `> `, for the run
+//! script to compare with the host's listing; every numeric tensor's data must lie in the
+//! file's bytes. After every file it requires that every allocation was freed. A panic, a
+//! fault or an allocation left live ends the run with a failure.
 #![no_std]
 #![no_main]
 
@@ -16,11 +19,14 @@ use core::arch::{asm, global_asm};
 use core::cell::{Cell, RefCell, UnsafeCell};
 use core::ffi::{CStr, c_char, c_void};
 use core::fmt::Write;
+use core::mem::MaybeUninit;
 use core::ptr::{NonNull, null_mut};
 use linked_list_allocator::Heap;
 use modelgate_ffi::{
     mg_check_deflate, mg_check_gzip, mg_check_json, mg_check_mlbundle, mg_check_mpk, mg_check_mpk_file_name,
-    mg_check_mvb, mg_check_onemodel, mg_check_onnx, mg_format, mg_kind_name, mg_limits, mg_result, mg_status,
+    mg_check_mvb, mg_check_onemodel, mg_check_onnx, mg_dtype, mg_dtype_name, mg_format, mg_kind_name, mg_limits,
+    mg_onemodel_free, mg_onemodel_open, mg_onemodel_tensor, mg_onemodel_tensor_count, mg_onemodel_tensor_string,
+    mg_result, mg_status, mg_tensor,
 };
 
 // The vector table: the initial stack pointer, the reset handler, then every exception.
@@ -153,6 +159,9 @@ fn run() {
         let bytes = read(c_path, input);
         FIRMWARE.peak.set(0);
         let kind = check(path, bytes);
+        if matches!(kind, Kind::Valid) && path.ends_with(".onemodel") {
+            list_tensors(path, bytes);
+        }
         if FIRMWARE.live.get() != 0 {
             fail(format_args!("{} allocations live after {path}", FIRMWARE.live.get()));
         }
@@ -168,15 +177,105 @@ fn run() {
     ));
 }
 
-/// What a C check function looks like.
-type Check = unsafe extern "C" fn(*const u8, usize, *const mg_limits, *mut mg_result) -> mg_status;
+/// Opens the accepted OneModel file `bytes` and prints its tensors as `read_tensors
+/// --buffer` does, each line after `> `, under a `> PATH` line.
+fn list_tensors(path: &str, bytes: &[u8]) {
+    let mut result = empty_result(&mut []);
+    // SAFETY: `bytes` outlives the handle, which is freed below; NULL limits are the defaults.
+    let model = unsafe { mg_onemodel_open(bytes.as_ptr(), bytes.len(), core::ptr::null(), &mut result) };
+    if model.is_null() {
+        fail(format_args!(
+            "mg_onemodel_open refused {path}, which the check accepted"
+        ));
+    }
+    print(format_args!("> {path}"));
+    // SAFETY: a live handle.
+    let count = unsafe { mg_onemodel_tensor_count(model) };
+    for i in 0..count {
+        let mut t = MaybeUninit::<mg_tensor>::uninit();
+        // SAFETY: a live handle and a writable `mg_tensor`.
+        if unsafe { mg_onemodel_tensor(model, i, t.as_mut_ptr()) } != mg_status::MG_OK {
+            fail(format_args!("tensor {i} of {path}: not readable"));
+        }
+        // SAFETY: written by `mg_onemodel_tensor`, which returned `MG_OK`.
+        let t = unsafe { t.assume_init() };
+        let mut line = Line::new();
+        let _ = write!(
+            line,
+            "> \"{}\" {} [",
+            text(t.name.cast(), t.name_len),
+            dtype_name(t.dtype)
+        );
+        for (d, dim) in view(t.dims, t.rank).iter().enumerate() {
+            let _ = write!(line, "{}{dim}", if d > 0 { ", " } else { "" });
+        }
+        let _ = line.write_str("]");
+        if t.dtype == mg_dtype::MG_DTYPE_STRING {
+            let mut total = 0;
+            for e in 0..t.string_count {
+                let (mut s, mut n) = (core::ptr::null(), 0);
+                // SAFETY: a live handle and two writable out-parameters.
+                if unsafe { mg_onemodel_tensor_string(model, i, e, &mut s, &mut n) } != mg_status::MG_OK {
+                    fail(format_args!("string {e} of tensor {i} of {path}: not readable"));
+                }
+                // Decoded from the manifest's JSON: the handle's copy, not the file's bytes.
+                total += view(s, n).len();
+            }
+            let _ = write!(line, " {} strings, {total} bytes", t.string_count);
+        } else {
+            let data = within(bytes, view(t.data, t.data_len), path);
+            let _ = write!(line, " {} bytes fnv1a {:016x}", data.len(), fnv1a(data));
+        }
+        line.emit();
+    }
+    print(format_args!("> {count} tensors"));
+    // SAFETY: the handle `mg_onemodel_open` returned, freed once.
+    unsafe { mg_onemodel_free(model) };
+}
 
-/// The outcome of `path`'s check: `valid`, the kind's name, or `error:STATUS`.
-fn check(path: &str, bytes: &[u8]) -> Kind {
-    let mut parts = path.rsplit('/');
-    let (name, folder) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let mut message = [0u8; 256];
-    let mut result = mg_result {
+/// `len` items at `ptr`, which the library keeps valid while the handle lives; empty for
+/// NULL (an empty tensor, a scalar's dims).
+fn view<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
+    if ptr.is_null() {
+        return &[];
+    }
+    // SAFETY: the ABI's promise for the pointers of `mg_tensor` and the strings of
+    // `mg_onemodel_tensor_string`: `len` items, valid until `mg_onemodel_free`, which the
+    // caller calls after its last use of the view.
+    unsafe { core::slice::from_raw_parts(ptr, len) }
+}
+
+/// `part`, after checking that it lies in `whole` (a view of the file, never a copy).
+fn within<'a>(whole: &[u8], part: &'a [u8], path: &str) -> &'a [u8] {
+    let (start, end) = (whole.as_ptr() as usize, whole.as_ptr() as usize + whole.len());
+    let (p, q) = (part.as_ptr() as usize, part.as_ptr() as usize + part.len());
+    if !part.is_empty() && (p < start || q > end) {
+        fail(format_args!("tensor bytes of {path} outside the file's buffer"));
+    }
+    part
+}
+
+fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
+    core::str::from_utf8(view(ptr, len)).unwrap_or("?")
+}
+
+fn dtype_name(dtype: mg_dtype) -> &'static str {
+    // SAFETY: `mg_dtype_name` returns NULL or a static NUL-terminated name.
+    let name = unsafe { mg_dtype_name(dtype as u32).as_ref() };
+    // SAFETY: as above: not NULL, so a static C string.
+    name.map_or("?", |n| unsafe { CStr::from_ptr(n) }.to_str().unwrap_or("?"))
+}
+
+/// FNV-1a over the bytes, as `read_tensors` hashes them.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// A result with `message` as its buffer.
+fn empty_result(message: &mut [u8]) -> mg_result {
+    mg_result {
         message: message.as_mut_ptr().cast(),
         message_capacity: message.len(),
         message_len: 0,
@@ -185,7 +284,18 @@ fn check(path: &str, bytes: &[u8]) -> Kind {
         kind: 0,
         has_offset: false,
         truncated: false,
-    };
+    }
+}
+
+/// What a C check function looks like.
+type Check = unsafe extern "C" fn(*const u8, usize, *const mg_limits, *mut mg_result) -> mg_status;
+
+/// The outcome of `path`'s check: `valid`, the kind's name, or `error:STATUS`.
+fn check(path: &str, bytes: &[u8]) -> Kind {
+    let mut parts = path.rsplit('/');
+    let (name, folder) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let mut message = [0u8; 256];
+    let mut result = empty_result(&mut message);
     if folder == "mpk" {
         let mut c_name = [0u8; 512];
         // SAFETY: a NUL-terminated name and a result whose buffer is `message`.
@@ -310,12 +420,24 @@ impl Write for Line {
     }
 }
 
+impl Line {
+    fn new() -> Line {
+        Line { buf: [0; 1024], len: 0 }
+    }
+
+    /// Writes the line and its newline (cut to fit) to the console.
+    fn emit(mut self) {
+        let _ = self.write_str("\n");
+        let end = self.len.min(self.buf.len() - 1);
+        self.buf[end] = 0;
+        semihost(SYS_WRITE0, self.buf.as_ptr() as usize);
+    }
+}
+
 fn print(args: core::fmt::Arguments<'_>) {
-    let mut line = Line { buf: [0; 1024], len: 0 };
+    let mut line = Line::new();
     let _ = line.write_fmt(args);
-    let _ = line.write_str("\n");
-    line.buf[line.len.min(1023)] = 0;
-    semihost(SYS_WRITE0, line.buf.as_ptr() as usize);
+    line.emit();
 }
 
 /// Ends the emulation: exit status 0 when `ok`, 1 otherwise.
