@@ -38,8 +38,67 @@ enum Item {
 #[derive(Debug)]
 pub(crate) struct Tape<'a> {
     text: &'a str,
-    items: Vec<Item>,
+    items: Items,
     escaped: Vec<String>,
+}
+
+/// log2 of the items in a chunk of [`Items`]: 4096 items of 16 bytes, 64 KiB.
+const CHUNK_SHIFT: u32 = 12;
+const CHUNK: usize = 1 << CHUNK_SHIFT;
+
+/// The tape's items in chunks of [`CHUNK`], every chunk but the one being filled full, so
+/// that item `i` is item `i % CHUNK` of chunk `i / CHUNK` (§3.3). Only the first chunk
+/// grows, doubling from a power of two up to a whole chunk, so a small manifest's tape stays
+/// small; a full chunk is never copied. The items take 16 bytes each plus at most one
+/// chunk, where one doubling vector may hold twice its items' bytes and, while it grows,
+/// three times.
+#[derive(Debug)]
+struct Items {
+    /// The full chunks, [`CHUNK`] items each.
+    full: Vec<Vec<Item>>,
+    /// The chunk being filled: the first starts at a power of two and doubles up to
+    /// [`CHUNK`]; later ones are reserved whole.
+    current: Vec<Item>,
+}
+
+impl Items {
+    fn new(reserve: usize) -> Items {
+        Items {
+            full: Vec::new(),
+            current: Vec::with_capacity(reserve.clamp(1, CHUNK).next_power_of_two()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        (self.full.len() << CHUNK_SHIFT).saturating_add(self.current.len())
+    }
+
+    #[inline(always)]
+    fn push(&mut self, item: Item) {
+        if self.current.len() == CHUNK {
+            let next = Vec::with_capacity(CHUNK);
+            self.full.push(core::mem::replace(&mut self.current, next));
+        }
+        self.current.push(item);
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<&Item> {
+        let (c, j) = (i >> CHUNK_SHIFT, i & (CHUNK - 1));
+        match self.full.get(c) {
+            Some(chunk) => chunk.get(j),
+            None if c == self.full.len() => self.current.get(j),
+            None => None,
+        }
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut Item> {
+        let (c, j) = (i >> CHUNK_SHIFT, i & (CHUNK - 1));
+        if c == self.full.len() {
+            return self.current.get_mut(j);
+        }
+        self.full.get_mut(c)?.get_mut(j)
+    }
 }
 
 /// A value on a tape: the index of its first item.
@@ -60,10 +119,10 @@ fn wide(n: u32) -> usize {
 }
 
 /// Items reserved up front: about one token per two manifest bytes (a member such as
-/// `"a":1,` is two tokens in six bytes), capped at 1 MiB of items so that a large manifest
-/// grows its tape as it is read rather than reserving for its length.
+/// `"a":1,` is two tokens in six bytes), at most one chunk; a larger manifest adds chunks
+/// as it is read rather than reserving for its length.
 fn reserve_for(len: usize) -> usize {
-    (len / 2).min(1 << 16)
+    (len / 2).min(CHUNK)
 }
 
 /// An open container while the tape is built: its item, whether it is an array, and for
@@ -198,7 +257,7 @@ impl<'a> Tape<'a> {
             manifest,
             tape: Tape {
                 text: parser.text(),
-                items: Vec::with_capacity(reserve_for(manifest.len())),
+                items: Items::new(reserve_for(manifest.len())),
                 escaped: Vec::new(),
             },
             open: Vec::new(),
@@ -517,6 +576,9 @@ impl<'v> Val<'v> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
+    use alloc::vec;
 
     fn tape(doc: &str) -> Tape<'_> {
         Tape::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap()
@@ -548,6 +610,50 @@ mod tests {
         assert_eq!(g.get("h").unwrap().json_type(), JsonType::Null);
         assert_eq!(g.get("i").unwrap().json_type(), JsonType::Bool);
         assert!(root.get("b").is_none() && root.get("h").is_none());
+    }
+
+    /// A tape of many chunks reads as the owned value does across every chunk boundary:
+    /// containers that open in one chunk and close chunks later, their element counts, and
+    /// the values on either side of each boundary; every chunk but the last is full, and
+    /// the first grew to a whole chunk. A small manifest's tape is one chunk of the power of
+    /// two its length reserves.
+    #[test]
+    fn a_tape_of_many_chunks_agrees_with_the_owned_value() {
+        let numbers: Vec<String> = (0..3 * CHUNK + 5).map(|i| i.to_string()).collect();
+        let nested: Vec<String> = (0..CHUNK).map(|i| format!("{{\"k\":[{i}]}}")).collect();
+        let doc = format!(
+            r#"{{"a":[{}],"b":[{}],"c":"end"}}"#,
+            numbers.join(","),
+            nested.join(",")
+        );
+        let t = tape(&doc);
+        let full = &t.items.full;
+        assert!(full.len() > 3 && full.iter().all(|c| c.len() == CHUNK && c.capacity() == CHUNK));
+        assert_eq!(full.len() * CHUNK + t.items.current.len(), t.items.len());
+        let v = json::parse(doc.as_bytes(), json::Limits::DEFAULT).unwrap();
+        let root = t.root();
+        let a = root.get("a").unwrap();
+        assert_eq!(a.elements().unwrap().1, 3 * CHUNK + 5);
+        for i in [0, CHUNK - 3, CHUNK - 2, CHUNK - 1, CHUNK, 2 * CHUNK - 2, 3 * CHUNK + 4] {
+            let n = i.to_string();
+            assert_eq!(a.index(i).unwrap().lexeme(), Some(n.as_str()));
+        }
+        let b = root.get("b").unwrap();
+        assert_eq!(b.offset(), v.get("b").unwrap().offset);
+        assert_eq!(b.elements().unwrap().1, CHUNK);
+        let last = b.index(CHUNK - 1).unwrap().get("k").unwrap();
+        assert_eq!(last.index(0).unwrap().lexeme(), Some((CHUNK - 1).to_string().as_str()));
+        assert_eq!(root.get("c").unwrap().as_str(), Some("end"));
+        assert_eq!(root.get("c").unwrap().offset(), v.get("c").unwrap().offset);
+        // A container that opens just as the second chunk is full: item 2 * CHUNK.
+        let zeros = vec!["0"; 2 * CHUNK - 1].join(",");
+        let edge = format!("[{zeros},[7,8]]");
+        let t = tape(&edge);
+        let inner = t.root().index(2 * CHUNK - 1).unwrap();
+        assert_eq!(inner.elements().unwrap().1, 2);
+        assert_eq!(inner.index(1).unwrap().lexeme(), Some("8"));
+        let small = tape(r#"{"a":[1,2,3]}"#);
+        assert_eq!((small.items.full.len(), small.items.current.capacity()), (0, 8));
     }
 
     /// The name filter never hides a member: escaped names set every bit, and a name whose
