@@ -180,12 +180,14 @@ fn run() {
 /// Opens the accepted OneModel file `bytes` and prints its tensors as `read_tensors
 /// --buffer` does, each line after `> `, under a `> PATH` line.
 fn list_tensors(path: &str, bytes: &[u8]) {
-    let mut result = empty_result(&mut []);
+    let mut message = [0u8; 256];
+    let mut result = empty_result(&mut message);
     // SAFETY: `bytes` outlives the handle, which is freed below; NULL limits are the defaults.
     let model = unsafe { mg_onemodel_open(bytes.as_ptr(), bytes.len(), core::ptr::null(), &mut result) };
     if model.is_null() {
+        let why = text(message.as_ptr(), result.message_len);
         fail(format_args!(
-            "mg_onemodel_open refused {path}, which the check accepted"
+            "mg_onemodel_open refused {path}, which the check accepted: {why}"
         ));
     }
     print(format_args!("> {path}"));

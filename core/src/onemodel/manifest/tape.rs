@@ -62,10 +62,14 @@ struct Items {
 }
 
 impl Items {
-    fn new(reserve: usize) -> Items {
+    /// The items of a manifest of `len` bytes. The first chunk is reserved for about one
+    /// token per two bytes (a member such as `"a":1,` is two tokens in six bytes), rounded
+    /// up to a power of two and at most a whole chunk; a larger manifest adds chunks as it
+    /// is read rather than reserving for its length.
+    fn for_manifest(len: usize) -> Items {
         Items {
             full: Vec::new(),
-            current: Vec::with_capacity(reserve.clamp(1, CHUNK).next_power_of_two()),
+            current: Vec::with_capacity((len / 2).clamp(1, CHUNK).next_power_of_two()),
         }
     }
 
@@ -94,10 +98,12 @@ impl Items {
 
     fn get_mut(&mut self, i: usize) -> Option<&mut Item> {
         let (c, j) = (i >> CHUNK_SHIFT, i & (CHUNK - 1));
-        if c == self.full.len() {
-            return self.current.get_mut(j);
+        let last = self.full.len();
+        match self.full.get_mut(c) {
+            Some(chunk) => chunk.get_mut(j),
+            None if c == last => self.current.get_mut(j),
+            None => None,
         }
-        self.full.get_mut(c)?.get_mut(j)
     }
 }
 
@@ -116,13 +122,6 @@ fn small(n: usize) -> u32 {
 
 fn wide(n: u32) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
-}
-
-/// Items reserved up front: about one token per two manifest bytes (a member such as
-/// `"a":1,` is two tokens in six bytes), at most one chunk; a larger manifest adds chunks
-/// as it is read rather than reserving for its length.
-fn reserve_for(len: usize) -> usize {
-    (len / 2).min(CHUNK)
 }
 
 /// An open container while the tape is built: its item, whether it is an array, and for
@@ -257,7 +256,7 @@ impl<'a> Tape<'a> {
             manifest,
             tape: Tape {
                 text: parser.text(),
-                items: Items::new(reserve_for(manifest.len())),
+                items: Items::for_manifest(manifest.len()),
                 escaped: Vec::new(),
             },
             open: Vec::new(),
